@@ -1,0 +1,208 @@
+//! The typed MCP configuration model shared by the rest of the crate.
+//!
+//! Values are produced only by [`crate::config::validate_mcp_config`], so every
+//! instance is already checked and has its defaults applied.
+
+use std::fmt;
+
+/// Default connect timeout (`timeout`), in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
+/// Default per-call tool timeout (`toolTimeout`), in milliseconds.
+pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 60_000;
+/// Default `maxRestarts`.
+pub const DEFAULT_MAX_RESTARTS: u32 = 5;
+/// Default `resourceRefreshMs`.
+pub const DEFAULT_RESOURCE_REFRESH_MS: u64 = 300_000;
+/// Upper bound for every millisecond duration in the config (24 h).
+pub const MAX_DURATION_MS: u64 = 86_400_000;
+/// Upper bound for `maxRestarts`.
+pub const MAX_RESTARTS_LIMIT: u32 = 1000;
+
+/// How the client reaches a server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransportKind {
+    /// A child process speaking JSON-RPC over stdin/stdout.
+    Stdio,
+    /// The legacy HTTP+SSE transport.
+    Sse,
+    /// Streamable HTTP. Spelled `"http"` in PR #21530 and `"streamable-http"`
+    /// in current OpenClaw; [`ServerConfig::transport_name`] keeps the spelling.
+    Http,
+}
+
+impl TransportKind {
+    /// Parses a transport name as accepted in the config.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "stdio" => Some(Self::Stdio),
+            "sse" => Some(Self::Sse),
+            "http" | "streamable-http" => Some(Self::Http),
+            _ => None,
+        }
+    }
+
+    /// The canonical name (`"stdio"`, `"sse"`, `"http"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::Sse => "sse",
+            Self::Http => "http",
+        }
+    }
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One validated server entry, defaults applied.
+///
+/// `Debug` is hand-written: `env` and `headers` may hold plaintext credentials
+/// (the config allows them, with a warning), so only their keys are shown, and a
+/// value is shown only when it is a `secret://` reference.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The config key. The server's identity for tool names, status and logs.
+    pub name: String,
+    pub enabled: bool,
+    pub lazy: bool,
+    pub transport: TransportKind,
+    /// The transport as spelled in the input (`"http"` or `"streamable-http"` for
+    /// [`TransportKind::Http`]); `"stdio"` when the field was absent.
+    pub transport_name: String,
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    /// In input order. Values may be `secret://` references (resolved at start).
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<String>,
+    pub url: Option<String>,
+    /// In input order. Values may be `secret://` references (resolved at start).
+    pub headers: Vec<(String, String)>,
+    pub timeout_ms: u64,
+    pub tool_timeout_ms: u64,
+    pub restart_on_crash: bool,
+    pub max_restarts: u32,
+    /// `None` when absent; the effective prefix is then the server name
+    /// (see [`ServerConfig::effective_tool_prefix`]). `Some("")` is kept as is.
+    pub tool_prefix: Option<String>,
+    pub resources: bool,
+    pub resource_filter: Vec<String>,
+    pub resource_refresh_ms: u64,
+}
+
+impl ServerConfig {
+    /// A server with every default applied (stdio, no command).
+    pub fn with_defaults(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            enabled: true,
+            lazy: false,
+            transport: TransportKind::Stdio,
+            transport_name: "stdio".to_owned(),
+            command: None,
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            url: None,
+            headers: Vec::new(),
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            tool_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
+            restart_on_crash: true,
+            max_restarts: DEFAULT_MAX_RESTARTS,
+            tool_prefix: None,
+            resources: true,
+            resource_filter: Vec::new(),
+            resource_refresh_ms: DEFAULT_RESOURCE_REFRESH_MS,
+        }
+    }
+
+    /// `toolPrefix ?? name`, as the original computes it (`""` stays `""`).
+    pub fn effective_tool_prefix(&self) -> &str {
+        self.tool_prefix.as_deref().unwrap_or(&self.name)
+    }
+}
+
+struct MaskedPairs<'a>(&'a [(String, String)]);
+
+impl fmt::Debug for MaskedPairs<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut m = f.debug_map();
+        for (k, v) in self.0 {
+            if v.starts_with("secret://") {
+                m.entry(k, v);
+            } else {
+                m.entry(k, &format_args!("<{} bytes>", v.len()));
+            }
+        }
+        m.finish()
+    }
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("name", &self.name)
+            .field("enabled", &self.enabled)
+            .field("lazy", &self.lazy)
+            .field("transport", &self.transport)
+            .field("transport_name", &self.transport_name)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &MaskedPairs(&self.env))
+            .field("cwd", &self.cwd)
+            .field("url", &self.url)
+            .field("headers", &MaskedPairs(&self.headers))
+            .field("timeout_ms", &self.timeout_ms)
+            .field("tool_timeout_ms", &self.tool_timeout_ms)
+            .field("restart_on_crash", &self.restart_on_crash)
+            .field("max_restarts", &self.max_restarts)
+            .field("tool_prefix", &self.tool_prefix)
+            .field("resources", &self.resources)
+            .field("resource_filter", &self.resource_filter)
+            .field("resource_refresh_ms", &self.resource_refresh_ms)
+            .finish()
+    }
+}
+
+/// The whole validated config.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpConfig {
+    /// In insertion order; disabled servers are INCLUDED (the manager filters).
+    pub servers: Vec<ServerConfig>,
+}
+
+impl McpConfig {
+    /// The enabled servers, in config order.
+    pub fn enabled_servers(&self) -> impl Iterator<Item = &ServerConfig> {
+        self.servers.iter().filter(|s| s.enabled)
+    }
+
+    /// Looks a server up by its config key.
+    pub fn server(&self, name: &str) -> Option<&ServerConfig> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+}
+
+/// The result of a successful [`crate::config::validate_mcp_config`].
+///
+/// `Debug` shows the typed model (masked) but not `data`, which holds the raw
+/// `env`/`headers` values.
+#[derive(Clone, PartialEq)]
+pub struct ValidatedConfig {
+    /// The typed model.
+    pub config: McpConfig,
+    /// The input with schema defaults filled in (JS `{ success: true, data }`).
+    /// `toolPrefix` is not filled: the original computes `toolPrefix ?? name` at use.
+    pub data: serde_json::Value,
+}
+
+impl fmt::Debug for ValidatedConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ValidatedConfig")
+            .field("config", &self.config)
+            .field("data", &format_args!("<json>"))
+            .finish()
+    }
+}

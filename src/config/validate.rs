@@ -1,0 +1,395 @@
+//! `validateMcpConfig`: strict schema check, defaults, and the transport check.
+//!
+//! Error format: every schema issue as `<path>: <message>`, joined by `"; "`, in
+//! input order (root keys in order, servers in order, each server's keys in
+//! order). Only when the schema passes, the first enabled server whose transport
+//! lacks its `command`/`url` is reported. Root-level issues use the path `(root)`.
+//!
+//! No input can make this panic: every branch matches on the JSON type, numbers
+//! are checked for finiteness and range before any conversion, and the validator
+//! recurses only into the fixed levels of the schema (never into arbitrary depth).
+
+use serde_json::{Map, Value};
+
+use super::model::{
+    DEFAULT_MAX_RESTARTS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS,
+    MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind, ValidatedConfig,
+};
+
+/// Longest excerpt of a user value quoted in a message.
+const MAX_QUOTED_CHARS: usize = 80;
+
+/// The JavaScript-style type name used in `Expected X, received Y`.
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Quotes a user-supplied string for a message, cut at [`MAX_QUOTED_CHARS`]
+/// characters so a pathological input cannot produce a pathological message.
+pub(crate) fn excerpt(s: &str) -> String {
+    match s.char_indices().nth(MAX_QUOTED_CHARS) {
+        None => s.to_owned(),
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+    }
+}
+
+/// Renders a JSON value for a message the way a JS template literal roughly
+/// would: strings raw (shortened), scalars as JSON; containers are not
+/// serialised (they can be arbitrarily large or deep).
+pub(crate) fn display_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => excerpt(s),
+        Value::Null | Value::Bool(_) | Value::Number(_) => v.to_string(),
+        Value::Array(_) => "[array]".to_owned(),
+        Value::Object(_) => "[object Object]".to_owned(),
+    }
+}
+
+/// Whether `v` nests containers deeper than `limit` levels. Iterative, so it is
+/// safe on any input.
+pub(crate) fn deeper_than(v: &Value, limit: usize) -> bool {
+    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(a) => Box::new(a.iter()),
+            Value::Object(o) => Box::new(o.values()),
+            _ => continue,
+        };
+        if depth >= limit {
+            return true;
+        }
+        stack.extend(children.map(|c| (c, depth + 1)));
+    }
+    false
+}
+
+#[derive(Default)]
+struct Issues(Vec<String>);
+
+impl Issues {
+    fn push(&mut self, path: &str, message: impl std::fmt::Display) {
+        self.0.push(format!("{path}: {message}"));
+    }
+
+    fn expected(&mut self, path: &str, expected: &str, got: &Value) {
+        self.push(
+            path,
+            format_args!("Expected {expected}, received {}", type_name(got)),
+        );
+    }
+}
+
+fn check_bool(path: &str, v: &Value, issues: &mut Issues) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        other => {
+            issues.expected(path, "boolean", other);
+            None
+        }
+    }
+}
+
+fn check_string(path: &str, v: &Value, issues: &mut Issues) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        other => {
+            issues.expected(path, "string", other);
+            None
+        }
+    }
+}
+
+fn check_string_array(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<String>> {
+    let Value::Array(items) = v else {
+        issues.expected(path, "array", v);
+        return None;
+    };
+    let mut out = Vec::with_capacity(items.len());
+    let mut ok = true;
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            Value::String(s) => out.push(s.clone()),
+            other => {
+                issues.expected(&format!("{path}.{i}"), "string", other);
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(out)
+}
+
+fn check_string_map(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<(String, String)>> {
+    let Value::Object(map) = v else {
+        issues.expected(path, "object", v);
+        return None;
+    };
+    let mut out = Vec::with_capacity(map.len());
+    let mut ok = true;
+    for (k, item) in map {
+        match item {
+            Value::String(s) => out.push((k.clone(), s.clone())),
+            other => {
+                issues.expected(&format!("{path}.{k}"), "string", other);
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(out)
+}
+
+/// A positive number of milliseconds, at most 24 h. Fractions are accepted (the
+/// schema says "number") and rounded up for the typed model.
+fn check_duration(path: &str, v: &Value, issues: &mut Issues) -> Option<u64> {
+    let Value::Number(n) = v else {
+        issues.expected(path, "number", v);
+        return None;
+    };
+    if let Some(u) = n.as_u64() {
+        if u == 0 {
+            issues.push(path, "Must be a positive number");
+            return None;
+        }
+        if u > MAX_DURATION_MS {
+            issues.push(
+                path,
+                format_args!("Must be at most {MAX_DURATION_MS} (24 h), received {n}"),
+            );
+            return None;
+        }
+        return Some(u);
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if !f.is_finite() {
+        issues.push(path, "Must be a finite number");
+        None
+    } else if f <= 0.0 {
+        issues.push(path, "Must be a positive number");
+        None
+    } else if f > MAX_DURATION_MS as f64 {
+        issues.push(
+            path,
+            format_args!("Must be at most {MAX_DURATION_MS} (24 h), received {n}"),
+        );
+        None
+    } else {
+        // 0 < f <= 86_400_000, so the cast is exact after ceil.
+        Some(f.ceil() as u64)
+    }
+}
+
+/// A non-negative integer, at most [`MAX_RESTARTS_LIMIT`]. `5.0` counts as an
+/// integer (JS has one number type).
+fn check_count(path: &str, v: &Value, issues: &mut Issues) -> Option<u32> {
+    let Value::Number(n) = v else {
+        issues.expected(path, "number", v);
+        return None;
+    };
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if !f.is_finite() {
+        issues.push(path, "Must be a finite number");
+        None
+    } else if f < 0.0 || f.fract() != 0.0 {
+        issues.push(path, "Must be a non-negative integer");
+        None
+    } else if f > f64::from(MAX_RESTARTS_LIMIT) {
+        issues.push(
+            path,
+            format_args!("Must be at most {MAX_RESTARTS_LIMIT}, received {n}"),
+        );
+        None
+    } else {
+        Some(f as u32)
+    }
+}
+
+fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerConfig> {
+    let base = format!("servers.{name}");
+    let Value::Object(obj) = v else {
+        issues.expected(&base, "object", v);
+        return None;
+    };
+    let before = issues.0.len();
+    let mut s = ServerConfig::with_defaults(name);
+    for (key, val) in obj {
+        let path = format!("{base}.{key}");
+        let p = path.as_str();
+        match key.as_str() {
+            "enabled" => s.enabled = check_bool(p, val, issues).unwrap_or(s.enabled),
+            "lazy" => s.lazy = check_bool(p, val, issues).unwrap_or(s.lazy),
+            "restartOnCrash" => {
+                s.restart_on_crash = check_bool(p, val, issues).unwrap_or(s.restart_on_crash)
+            }
+            "resources" => s.resources = check_bool(p, val, issues).unwrap_or(s.resources),
+            "transport" => {
+                if let Some(t) = check_string(p, val, issues) {
+                    match TransportKind::parse(&t) {
+                        Some(kind) => {
+                            s.transport = kind;
+                            s.transport_name = t;
+                        }
+                        None => issues.push(
+                            p,
+                            format_args!(
+                                "Invalid transport '{}': expected 'stdio', 'sse', 'http' or 'streamable-http'",
+                                excerpt(&t)
+                            ),
+                        ),
+                    }
+                }
+            }
+            "command" => s.command = check_string(p, val, issues),
+            "cwd" => s.cwd = check_string(p, val, issues),
+            "url" => s.url = check_string(p, val, issues),
+            "toolPrefix" => s.tool_prefix = check_string(p, val, issues),
+            "args" => s.args = check_string_array(p, val, issues).unwrap_or_default(),
+            "resourceFilter" => {
+                s.resource_filter = check_string_array(p, val, issues).unwrap_or_default()
+            }
+            "env" => s.env = check_string_map(p, val, issues).unwrap_or_default(),
+            "headers" => s.headers = check_string_map(p, val, issues).unwrap_or_default(),
+            "timeout" => s.timeout_ms = check_duration(p, val, issues).unwrap_or(s.timeout_ms),
+            "toolTimeout" => {
+                s.tool_timeout_ms = check_duration(p, val, issues).unwrap_or(s.tool_timeout_ms)
+            }
+            "resourceRefreshMs" => {
+                s.resource_refresh_ms =
+                    check_duration(p, val, issues).unwrap_or(s.resource_refresh_ms)
+            }
+            "maxRestarts" => s.max_restarts = check_count(p, val, issues).unwrap_or(s.max_restarts),
+            other => issues.push(&base, format_args!("Unrecognized key '{}'", excerpt(other))),
+        }
+    }
+    (issues.0.len() == before).then_some(s)
+}
+
+/// The first enabled server whose transport lacks its endpoint, as the original
+/// reports it. An empty `command`/`url` counts as missing (JS falsiness).
+fn transport_requirement_error(config: &McpConfig) -> Option<String> {
+    config.enabled_servers().find_map(|s| {
+        let missing = |o: &Option<String>| o.as_deref().is_none_or(str::is_empty);
+        match s.transport {
+            TransportKind::Stdio if missing(&s.command) => Some(format!(
+                "servers.{}: stdio transport requires 'command'",
+                s.name
+            )),
+            TransportKind::Sse | TransportKind::Http if missing(&s.url) => Some(format!(
+                "servers.{}: {} transport requires 'url'",
+                s.name, s.transport_name
+            )),
+            _ => None,
+        }
+    })
+}
+
+/// The JSON `data` of a successful validation: the input with every schema
+/// default that is missing appended to its server object, in schema order.
+fn fill_defaults(input: &Map<String, Value>) -> Value {
+    let mut out = input.clone();
+    if let Some(Value::Object(servers)) = out.get_mut("servers") {
+        for server in servers.values_mut() {
+            let Value::Object(obj) = server else { continue };
+            let defaults: [(&str, Value); 10] = [
+                ("enabled", Value::Bool(true)),
+                ("lazy", Value::Bool(false)),
+                ("transport", Value::from("stdio")),
+                ("timeout", Value::from(DEFAULT_TIMEOUT_MS)),
+                ("toolTimeout", Value::from(DEFAULT_TOOL_TIMEOUT_MS)),
+                ("restartOnCrash", Value::Bool(true)),
+                ("maxRestarts", Value::from(DEFAULT_MAX_RESTARTS)),
+                ("resources", Value::Bool(true)),
+                ("resourceFilter", Value::Array(Vec::new())),
+                (
+                    "resourceRefreshMs",
+                    Value::from(DEFAULT_RESOURCE_REFRESH_MS),
+                ),
+            ];
+            for (k, v) in defaults {
+                obj.entry(k).or_insert(v);
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// Validates an `McpConfig` value (`{ servers?: Record<string, McpServerConfig> }`).
+///
+/// On success returns the typed model (servers in insertion order, disabled ones
+/// included, defaults applied) and the input with defaults filled in. On failure
+/// returns the contract's error string (see the module docs).
+pub fn validate_mcp_config(input: &Value) -> Result<ValidatedConfig, String> {
+    let Value::Object(root) = input else {
+        return Err(format!(
+            "(root): Expected object, received {}",
+            type_name(input)
+        ));
+    };
+    let mut issues = Issues::default();
+    let mut servers = Vec::new();
+    for (key, val) in root {
+        match key.as_str() {
+            "servers" => match val {
+                Value::Object(map) => {
+                    for (name, sv) in map {
+                        if let Some(s) = validate_server(name, sv, &mut issues) {
+                            servers.push(s);
+                        }
+                    }
+                }
+                other => issues.expected("servers", "object", other),
+            },
+            other => issues.push(
+                "(root)",
+                format_args!("Unrecognized key '{}'", excerpt(other)),
+            ),
+        }
+    }
+    if !issues.0.is_empty() {
+        return Err(issues.0.join("; "));
+    }
+    let config = McpConfig { servers };
+    if let Some(err) = transport_requirement_error(&config) {
+        return Err(err);
+    }
+    Ok(ValidatedConfig {
+        config,
+        data: fill_defaults(root),
+    })
+}
+
+/// The manager's constructor-time check: the first server (in order, skipping
+/// entries with `enabled: false`, which the manager ignores entirely) whose
+/// `transport` is not a known name gives
+/// `Unknown transport '<value>' for server '<name>'`. Anything else about the
+/// input is left to [`validate_mcp_config`]; this never fails on odd shapes.
+pub fn check_transports(input: &Value) -> Result<(), String> {
+    let Some(servers) = input.get("servers").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    for (name, server) in servers {
+        let Some(obj) = server.as_object() else {
+            continue;
+        };
+        if obj.get("enabled") == Some(&Value::Bool(false)) {
+            continue;
+        }
+        match obj.get("transport") {
+            None => {}
+            Some(Value::String(t)) if TransportKind::parse(t).is_some() => {}
+            Some(other) => {
+                return Err(format!(
+                    "Unknown transport '{}' for server '{}'",
+                    display_value(other),
+                    name
+                ));
+            }
+        }
+    }
+    Ok(())
+}

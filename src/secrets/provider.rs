@@ -1,0 +1,234 @@
+//! The provider trait and the resolver that dispatches `secret://` references.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use secrecy::SecretString;
+
+use super::uri::{BUILTIN_PROVIDERS, parse_syntax};
+use super::{EnvProvider, FileProvider, SecretError, SecretRef};
+
+/// The future a provider returns: boxed so that the trait stays object-safe
+/// (`Arc<dyn SecretProvider>`), `Send` so resolution can run on any runtime
+/// thread.
+pub type SecretFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<SecretString, SecretError>> + Send + 'a>>;
+
+/// One secret backend (`env`, `file`, later `gcp`, `aws`, `vault`, or a test
+/// double). Implement `resolve` as `Box::pin(async move { … })`.
+///
+/// Contract for implementors: never put a resolved value into an error, a log
+/// line or a `Debug` output; name the reference instead.
+pub trait SecretProvider: Send + Sync {
+    /// The `<provider>` part of the URIs this provider serves.
+    fn name(&self) -> &str;
+
+    /// Fetches the value for `r` (whose `provider` equals [`Self::name`]).
+    fn resolve<'a>(&'a self, r: &'a SecretRef) -> SecretFuture<'a>;
+}
+
+/// The default overall deadline of [`SecretResolver::resolve`] and
+/// [`SecretResolver::resolve_all`].
+pub const DEFAULT_RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Resolves `secret://` values through registered providers.
+///
+/// All `resolve*` methods must run inside a Tokio runtime with the time driver
+/// enabled (they apply a deadline with `tokio::time`).
+#[derive(Clone)]
+pub struct SecretResolver {
+    providers: HashMap<String, Arc<dyn SecretProvider>>,
+    timeout: Duration,
+}
+
+impl Default for SecretResolver {
+    fn default() -> Self {
+        Self::with_default_providers()
+    }
+}
+
+impl fmt::Debug for SecretResolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SecretResolver")
+            .field("providers", &self.provider_names())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+/// One input entry after parsing.
+enum Slot<'v> {
+    Plain(&'v str),
+    /// Index into the list of unique references.
+    Ref(usize),
+}
+
+impl SecretResolver {
+    /// A resolver with no providers (every reference fails until one is registered).
+    pub fn empty() -> Self {
+        Self {
+            providers: HashMap::new(),
+            timeout: DEFAULT_RESOLVE_TIMEOUT,
+        }
+    }
+
+    /// A resolver with the `env` and `file` providers and a 10 s deadline.
+    pub fn with_default_providers() -> Self {
+        let mut r = Self::empty();
+        r.register(EnvProvider);
+        r.register(FileProvider::new());
+        r
+    }
+
+    /// Adds `provider`, replacing any provider of the same name.
+    pub fn register<P: SecretProvider + 'static>(&mut self, provider: P) -> &mut Self {
+        self.register_arc(Arc::new(provider))
+    }
+
+    /// Adds a shared provider, replacing any provider of the same name.
+    pub fn register_arc(&mut self, provider: Arc<dyn SecretProvider>) -> &mut Self {
+        self.providers.insert(provider.name().to_owned(), provider);
+        self
+    }
+
+    /// Sets the overall deadline used by [`Self::resolve`] and [`Self::resolve_all`].
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The overall deadline.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Registered provider names, sorted.
+    pub fn provider_names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.providers.keys().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Like [`crate::secrets::parse_secret_uri`], but a provider registered on this
+    /// resolver counts as supported too.
+    pub fn parse(&self, value: &str) -> Result<Option<SecretRef>, SecretError> {
+        let parsed = parse_syntax(value)?;
+        if let Some(r) = &parsed {
+            let p = r.provider.as_str();
+            if !self.providers.contains_key(p) && !BUILTIN_PROVIDERS.contains(&p) {
+                return Err(SecretError::UnsupportedProvider {
+                    provider: r.provider.clone(),
+                    uri: value.to_owned(),
+                });
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// Fetches one reference, without a deadline.
+    pub async fn resolve_ref(&self, r: &SecretRef) -> Result<SecretString, SecretError> {
+        match self.providers.get(&r.provider) {
+            Some(p) => p.resolve(r).await,
+            None if BUILTIN_PROVIDERS.contains(&r.provider.as_str()) => {
+                Err(SecretError::ProviderNotAvailable {
+                    provider: r.provider.clone(),
+                    uri: r.uri(),
+                })
+            }
+            None => Err(SecretError::UnsupportedProvider {
+                provider: r.provider.clone(),
+                uri: r.uri(),
+            }),
+        }
+    }
+
+    async fn resolve_ref_until(
+        &self,
+        r: &SecretRef,
+        deadline: tokio::time::Instant,
+        timeout: Duration,
+    ) -> Result<SecretString, SecretError> {
+        match tokio::time::timeout_at(deadline, self.resolve_ref(r)).await {
+            Ok(res) => res,
+            Err(_) => Err(SecretError::Timeout {
+                uri: r.uri(),
+                ms: timeout.as_millis(),
+            }),
+        }
+    }
+
+    /// Resolves one value: a plain value comes back as is (wrapped), a
+    /// `secret://` reference is fetched within the resolver's deadline.
+    pub async fn resolve(&self, value: &str) -> Result<SecretString, SecretError> {
+        match self.parse(value)? {
+            None => Ok(SecretString::from(value)),
+            Some(r) => {
+                let deadline = tokio::time::Instant::now() + self.timeout;
+                self.resolve_ref_until(&r, deadline, self.timeout).await
+            }
+        }
+    }
+
+    /// [`Self::resolve_all_with_timeout`] with the resolver's deadline.
+    pub async fn resolve_all(
+        &self,
+        entries: &[(String, String)],
+    ) -> Result<Vec<(String, SecretString)>, SecretError> {
+        self.resolve_all_with_timeout(entries, self.timeout).await
+    }
+
+    /// Resolves every value of `entries` (an `env` or `headers` map), keys and
+    /// order kept.
+    ///
+    /// - Every value is parsed first; the first invalid one (in entry order)
+    ///   fails the call before anything is fetched.
+    /// - Each distinct URI is fetched once, all of them concurrently.
+    /// - Any failure fails the whole call (the first failure observed).
+    /// - The whole call is bounded by `timeout`; on expiry the error names a
+    ///   reference that was still pending: `Timed out resolving <uri> after <n> ms`.
+    pub async fn resolve_all_with_timeout(
+        &self,
+        entries: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Vec<(String, SecretString)>, SecretError> {
+        let mut unique: Vec<SecretRef> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut slots: Vec<Slot<'_>> = Vec::with_capacity(entries.len());
+        for (_, value) in entries {
+            match self.parse(value)? {
+                None => slots.push(Slot::Plain(value)),
+                Some(r) => {
+                    let i = *index.entry(value.as_str()).or_insert_with(|| {
+                        unique.push(r);
+                        unique.len() - 1
+                    });
+                    slots.push(Slot::Ref(i));
+                }
+            }
+        }
+
+        let deadline = tokio::time::Instant::now() + timeout;
+        let fetched: Vec<SecretString> = futures::future::try_join_all(
+            unique
+                .iter()
+                .map(|r| self.resolve_ref_until(r, deadline, timeout)),
+        )
+        .await?;
+
+        Ok(entries
+            .iter()
+            .zip(slots)
+            .map(|((key, _), slot)| {
+                let value = match slot {
+                    Slot::Plain(v) => SecretString::from(v),
+                    Slot::Ref(i) => fetched[i].clone(),
+                };
+                (key.clone(), value)
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,269 @@
+//! Masking of resolved secret values in text that leaves the process (tool
+//! results, error messages, logs).
+//!
+//! Each registered value is searched in several spellings, because a server may
+//! echo it back encoded: as is; JSON-string-escaped the way `JSON.stringify` /
+//! serde do it; JSON-escaped with all non-ASCII as `\uXXXX` (Python's default);
+//! JSON-escaped with `<`, `>`, `&`, U+2028/9 as `\uXXXX` (Go's default); doubly
+//! JSON-escaped (JSON text inside a JSON string); percent-encoded as
+//! `encodeURIComponent` does (upper- and lower-case hex), RFC 3986 style (only
+//! unreserved characters kept) and `application/x-www-form-urlencoded` style
+//! (space as `+`). Every occurrence becomes [`REDACTED`]; overlapping values are
+//! resolved leftmost-longest.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fmt::Write as _;
+use std::sync::{Arc, RwLock};
+
+use aho_corasick::{AhoCorasick, MatchKind};
+use secrecy::zeroize::Zeroizing;
+use secrecy::{ExposeSecret, SecretString};
+
+/// The replacement text.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Values shorter than this many bytes are not searched inside text: masking
+/// every `a`, `1` or `true` would destroy unrelated output while protecting
+/// almost nothing (a value that short is guessable anyway). They are still
+/// remembered, and a text that is exactly such a value is masked as a whole.
+pub const MIN_REDACT_LEN: usize = 6;
+
+/// A shared, thread-safe set of live secret values. Clones share the set.
+///
+/// Registered values are held as [`SecretString`] and the derived search
+/// patterns in [`Zeroizing`] buffers, so they are wiped when the last clone is
+/// dropped. The Aho-Corasick automaton necessarily holds its own copy of the
+/// pattern bytes inside its transition tables; that copy is not zeroised.
+#[derive(Clone, Default)]
+pub struct Redactor {
+    inner: Arc<RwLock<Arc<Snapshot>>>,
+}
+
+#[derive(Default, Clone)]
+struct Snapshot {
+    /// Values of at least [`MIN_REDACT_LEN`] bytes.
+    values: Vec<SecretString>,
+    /// Shorter values: exact-equality only.
+    short: Vec<SecretString>,
+    /// Every spelling of every value in `values`, deduplicated.
+    patterns: Vec<Zeroizing<String>>,
+    /// `None` when `patterns` is empty, or (never expected) when the automaton
+    /// could not be built; the naive fallback then still masks (fail closed).
+    automaton: Option<AhoCorasick>,
+}
+
+impl fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.snapshot();
+        f.debug_struct("Redactor")
+            .field("values", &s.values.len())
+            .field("short_values", &s.short.len())
+            .field("patterns", &s.patterns.len())
+            .finish()
+    }
+}
+
+impl Redactor {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn snapshot(&self) -> Arc<Snapshot> {
+        match self.inner.read() {
+            Ok(g) => Arc::clone(&g),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Adds a value to mask. Empty values are ignored; values shorter than
+    /// [`MIN_REDACT_LEN`] bytes are only matched as a whole text (see there).
+    /// Registering the same value again is a no-op. Rebuilds the automaton.
+    pub fn register(&self, value: &SecretString) {
+        let v = value.expose_secret();
+        if v.is_empty() {
+            return;
+        }
+        let mut guard = match self.inner.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let current: &Snapshot = &guard;
+        if v.len() < MIN_REDACT_LEN {
+            if current.short.iter().any(|s| s.expose_secret() == v) {
+                return;
+            }
+            let mut next = current.clone();
+            next.short.push(value.clone());
+            *guard = Arc::new(next);
+            return;
+        }
+        if current.values.iter().any(|s| s.expose_secret() == v) {
+            return;
+        }
+        let mut next = current.clone();
+        next.values.push(value.clone());
+        for form in spellings(v) {
+            if !next.patterns.iter().any(|p| p.as_str() == form.as_str()) {
+                next.patterns.push(form);
+            }
+        }
+        next.automaton = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(next.patterns.iter().map(|p| p.as_bytes()))
+            .ok();
+        if next.automaton.is_none() {
+            tracing::warn!("secret redactor: automaton build failed; using the slow path");
+        }
+        *guard = Arc::new(next);
+    }
+
+    /// Whether no value has been registered.
+    pub fn is_empty(&self) -> bool {
+        let s = self.snapshot();
+        s.values.is_empty() && s.short.is_empty()
+    }
+
+    /// The number of registered values (long and short).
+    pub fn len(&self) -> usize {
+        let s = self.snapshot();
+        s.values.len() + s.short.len()
+    }
+
+    /// `text` with every spelling of every registered value replaced by
+    /// [`REDACTED`]. Borrowed (no allocation) when nothing matches.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let snap = self.snapshot();
+        if !snap.short.is_empty() && snap.short.iter().any(|s| s.expose_secret() == text) {
+            return Cow::Owned(REDACTED.to_owned());
+        }
+        if snap.patterns.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        match &snap.automaton {
+            Some(ac) => {
+                let mut matches = ac.find_iter(text).peekable();
+                if matches.peek().is_none() {
+                    return Cow::Borrowed(text);
+                }
+                let mut out = String::with_capacity(text.len());
+                let mut last = 0;
+                for m in matches {
+                    out.push_str(&text[last..m.start()]);
+                    out.push_str(REDACTED);
+                    last = m.end();
+                }
+                out.push_str(&text[last..]);
+                Cow::Owned(out)
+            }
+            None => {
+                // Slow path, longest patterns first to approximate leftmost-longest.
+                let mut pats: Vec<&str> = snap.patterns.iter().map(|p| p.as_str()).collect();
+                pats.sort_by_key(|p| std::cmp::Reverse(p.len()));
+                let mut cur: Cow<'a, str> = Cow::Borrowed(text);
+                for p in pats {
+                    if cur.contains(p) {
+                        cur = Cow::Owned(cur.replace(p, REDACTED));
+                    }
+                }
+                cur
+            }
+        }
+    }
+}
+
+/// All spellings of `v`, deduplicated, `v` itself first.
+fn spellings(v: &str) -> Vec<Zeroizing<String>> {
+    let json = json_escape(v, JsonStyle::Js);
+    let candidates = [
+        Zeroizing::new(v.to_owned()),
+        json_escape(&json, JsonStyle::Js),
+        json,
+        json_escape(v, JsonStyle::Ascii),
+        json_escape(v, JsonStyle::Go),
+        percent_encode(v, Pct::Component, true),
+        percent_encode(v, Pct::Component, false),
+        percent_encode(v, Pct::Rfc3986, true),
+        percent_encode(v, Pct::Form, true),
+    ];
+    let mut out: Vec<Zeroizing<String>> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        if !out.iter().any(|o| o.as_str() == c.as_str()) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum JsonStyle {
+    /// `JSON.stringify` / serde_json.
+    Js,
+    /// Python `json.dumps` default: every non-ASCII character as `\uXXXX`.
+    Ascii,
+    /// Go `encoding/json` default: `<`, `>`, `&`, U+2028, U+2029 as `\uXXXX`.
+    Go,
+}
+
+/// The body (without quotes) of `s` as a JSON string literal.
+fn json_escape(s: &str, style: JsonStyle) -> Zeroizing<String> {
+    // Worst case: every byte of a 1-byte char becomes `\u00XX` (6 bytes); sized
+    // so the buffer never reallocates (which would leave an unzeroised copy).
+    let mut out = Zeroizing::new(String::with_capacity(s.len() * 6));
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => push_u_escape(&mut out, c),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' if style == JsonStyle::Go => {
+                push_u_escape(&mut out, c)
+            }
+            c if !c.is_ascii() && style == JsonStyle::Ascii => push_u_escape(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn push_u_escape(out: &mut Zeroizing<String>, c: char) {
+    let mut units = [0u16; 2];
+    for u in c.encode_utf16(&mut units) {
+        let _ = write!(out, "\\u{u:04x}");
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pct {
+    /// `encodeURIComponent`: keeps `A-Z a-z 0-9 - _ . ! ~ * ' ( )`.
+    Component,
+    /// RFC 3986 unreserved only: keeps `A-Z a-z 0-9 - _ . ~`.
+    Rfc3986,
+    /// Form encoding (Python `quote_plus`): RFC 3986 plus space as `+`.
+    Form,
+}
+
+fn percent_encode(s: &str, style: Pct, upper: bool) -> Zeroizing<String> {
+    // Sized for the worst case so the buffer never reallocates (a reallocation
+    // would leave an unzeroised copy behind).
+    let mut out = Zeroizing::new(String::with_capacity(s.len() * 3));
+    for &b in s.as_bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'_' | b'.' | b'~')
+            || (style == Pct::Component && matches!(b, b'!' | b'*' | b'\'' | b'(' | b')'));
+        if keep {
+            out.push(b as char);
+        } else if b == b' ' && style == Pct::Form {
+            out.push('+');
+        } else if upper {
+            let _ = write!(out, "%{b:02X}");
+        } else {
+            let _ = write!(out, "%{b:02x}");
+        }
+    }
+    out
+}
