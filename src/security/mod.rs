@@ -1,0 +1,22 @@
+//! Untrusted-content wrapping and suspicious-pattern detection, byte-identical
+//! to OpenClaw's `src/security/external-content.ts` (2026.9.x "id" format and
+//! the legacy format PR #21530 tests against). Pure Rust: no I/O, no napi.
+//!
+//! Pinned by the golden vectors in `tests/fixtures/vectors/`
+//! (`tests/security_vectors.rs`).
+
+pub mod detect;
+pub mod wrap;
+
+mod fold;
+mod foldre;
+mod jsre;
+mod markers;
+mod sink;
+mod tokens;
+
+pub use detect::detect_suspicious_patterns;
+pub use wrap::{
+    WrapFormat, WrapOptions, new_marker_id, sanitize_content, wrap_external_content,
+    wrap_external_content_with_id,
+};
