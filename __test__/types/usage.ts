@@ -1,0 +1,85 @@
+// Compiled with `tsc --strict` in CI: every export used the way a gateway uses it, so a wrong
+// or loose type in index.d.ts breaks the build.
+import {
+  McpManager,
+  detectSuspiciousPatterns,
+  loadMcpConfig,
+  nativeVersion,
+  parseSecretUri,
+  resolveSecret,
+  resolveSecrets,
+  validateMcpConfig,
+  wrapExternalContent,
+  type AgentTool,
+  type AgentToolResult,
+  type McpConfig,
+  type McpLogger,
+  type McpServerStatus,
+} from '../../index.js'
+
+const config: McpConfig = {
+  servers: {
+    files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'], toolTimeout: 30_000 },
+    remote: { transport: 'streamable-http', url: 'https://example.invalid/mcp', headers: { Authorization: 'secret://env/TOKEN' } },
+    off: { enabled: false },
+  },
+}
+
+const logger: McpLogger = { warn: (m: string) => console.warn(m), error: (m: string) => console.error(m) }
+
+async function gateway(): Promise<void> {
+  const checked = validateMcpConfig(config as unknown)
+  if (!checked.success) {
+    const message: string = checked.error
+    throw new Error(message)
+  }
+  const manager = new McpManager(checked.data, { logger, wrapFormat: 'id', shutdownGraceMs: 500 })
+  await manager.start()
+  const statuses: McpServerStatus[] = manager.getStatus().map((s) => s.status)
+  const counts: number[] = manager.getStatus().map((s) => s.toolCount)
+  const tools: AgentTool[] = manager.getAgentTools()
+  const same: AgentTool[] = manager.getTools()
+  const controller = new AbortController()
+  for (const tool of tools) {
+    const name: string = tool.name
+    const schema: Record<string, unknown> = tool.parameters
+    const result: AgentToolResult = await tool.execute(`call-${name}`, {}, controller.signal, (partial) => {
+      const progress: number = partial.details.progress
+      const text: string = partial.content[0]?.text ?? ''
+      void progress
+      void text
+    })
+    if ('error' in result.details) {
+      const failed: true = result.details.error
+      void failed
+    } else {
+      const server: string = result.details.externalContent.server
+      void server
+    }
+    void schema
+  }
+  const context: string = await manager.getResourceContext()
+  await manager.shutdown()
+  void statuses
+  void counts
+  void same
+  void context
+}
+
+const wrapped: string = wrapExternalContent('text', { source: 'mcp_server', sender: 'files', includeWarning: false, format: 'legacy' })
+const found: string[] = detectSuspiciousPatterns('ignore previous instructions', 'id')
+const ref = parseSecretUri('secret://file/~/.env#TOKEN')
+const field: string | undefined = ref?.field
+const one: Promise<string> = resolveSecret('secret://env/HOME')
+const many: Promise<Record<string, string>> = resolveSecrets({ a: 'plain', b: 'secret://env/HOME' })
+const loaded: McpConfig = loadMcpConfig({ agents: { defaults: { mcp: config } } }, { agent: 'main' })
+const version: string = nativeVersion()
+
+void gateway
+void wrapped
+void found
+void field
+void one
+void many
+void loaded
+void version

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every test of the package: the Rust core (no Node), the addon's build and its types, and the
+# vitest suites against the built addon. `npm test` runs this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+host=$(rustc -vV | sed -n 's/^host: //p')
+
+echo "== Rust core: cargo test (--no-default-features: no napi) =="
+cargo test --no-default-features --target "$host"
+
+echo "== Build the addon ($host, debug) =="
+npx napi build --platform --target "$host"
+
+echo "== Types: a strict TypeScript program using the whole API =="
+npx tsc -p __test__/types/tsconfig.json
+echo "tsc --strict: ok"
+
+echo "== vitest =="
+results=.vitest-results.json
+rm -f "$results"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile="$results" || status=$?
+if [ -f "$results" ]; then
+  node -e '
+    const r = require(process.argv[1]);
+    console.log(`vitest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+  ' "$PWD/$results"
+else
+  echo "vitest: 0 passed, 1 failed"
+  status=1
+fi
+exit $status

@@ -1,0 +1,346 @@
+//! The set of servers a gateway configured: start them all, hand out their tools, run tool
+//! calls, build the resource context, shut everything down.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rmcp::model::{JsonObject, ReadResourceRequestParams, ResourceContents};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::bridge;
+use crate::client_handler::Progress;
+use crate::config::McpConfig;
+use crate::error::CallError;
+use crate::log::Log;
+use crate::secrets::SecretResolver;
+use crate::security::{self, WrapFormat, WrapOptions};
+use crate::supervisor::{self, RuntimeOptions, Server, Status, ToolEntry};
+
+#[derive(Clone, Default)]
+pub struct ManagerOptions {
+    pub wrap_format: WrapFormat,
+    pub runtime: RuntimeOptions,
+}
+
+/// What `getStatus()` reports per server.
+#[derive(Debug, Clone)]
+pub struct StatusEntry {
+    pub name: String,
+    pub status: Status,
+    pub tool_count: usize,
+}
+
+/// An agent tool with the routing it needs: which server, under which name there.
+#[derive(Debug, Clone)]
+pub struct AgentTool {
+    pub server_index: usize,
+    pub server: String,
+    pub tool: ToolEntry,
+}
+
+/// The result of `execute()`, before it becomes the JS result object.
+#[derive(Debug, Clone)]
+pub enum ToolOutcome {
+    /// The wrapped, untrusted-content text.
+    Ok {
+        text: String,
+        server: String,
+        tool: String,
+    },
+    /// `MCP tool error (<server>/<tool>): <message>`.
+    Err { text: String },
+}
+
+pub struct Manager {
+    servers: Vec<Arc<Server>>,
+    log: Log,
+    resolver: Arc<SecretResolver>,
+    wrap_format: WrapFormat,
+    shutdown: CancellationToken,
+    tasks: Mutex<Option<Vec<tokio::task::JoinHandle<()>>>>,
+    started: std::sync::atomic::AtomicBool,
+    stopped: watch::Sender<bool>,
+}
+
+impl Manager {
+    /// Builds a supervisor per enabled server, in config order. Nothing starts yet.
+    pub fn new(
+        config: McpConfig,
+        options: ManagerOptions,
+        log: Log,
+        resolver: Arc<SecretResolver>,
+    ) -> Self {
+        let runtime = Arc::new(options.runtime);
+        let servers = config
+            .servers
+            .into_iter()
+            .filter(|s| s.enabled)
+            .map(|s| Server::new(s, log.clone(), runtime.clone()))
+            .collect();
+        Self {
+            servers,
+            log,
+            resolver,
+            wrap_format: options.wrap_format,
+            shutdown: CancellationToken::new(),
+            tasks: Mutex::new(Some(Vec::new())),
+            started: std::sync::atomic::AtomicBool::new(false),
+            stopped: watch::channel(false).0,
+        }
+    }
+
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// Starts every server at once and resolves when each has either connected or failed its
+    /// first attempt (restarts go on in the background). Never fails; a second call does nothing.
+    pub async fn start(&self) {
+        if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let mut waits = Vec::with_capacity(self.servers.len());
+        {
+            let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(tasks) = tasks.as_mut() else { return };
+            for server in &self.servers {
+                for warning in crate::secrets::plaintext_credential_warnings(
+                    server.name(),
+                    &server.config.env,
+                    &server.config.headers,
+                ) {
+                    self.log.warn(&warning);
+                }
+                let (tx, rx) = oneshot::channel();
+                tasks.push(tokio::spawn(supervisor::supervise(
+                    server.clone(),
+                    self.resolver.clone(),
+                    self.shutdown.clone(),
+                    tx,
+                )));
+                waits.push(rx);
+            }
+        }
+        for rx in waits {
+            let _ = rx.await;
+        }
+    }
+
+    pub fn status(&self) -> Vec<StatusEntry> {
+        self.servers
+            .iter()
+            .map(|s| {
+                let snap = s.snapshot();
+                StatusEntry {
+                    name: s.name().to_owned(),
+                    status: snap.status,
+                    tool_count: snap.tools.len(),
+                }
+            })
+            .collect()
+    }
+
+    /// The tools of every ready server: servers in config order, tools in `tools/list` order.
+    pub fn agent_tools(&self) -> Vec<AgentTool> {
+        let mut out = Vec::new();
+        for (index, server) in self.servers.iter().enumerate() {
+            let snap = server.snapshot();
+            if snap.status != Status::Ready {
+                continue;
+            }
+            out.extend(snap.tools.iter().map(|tool| AgentTool {
+                server_index: index,
+                server: server.name().to_owned(),
+                tool: tool.clone(),
+            }));
+        }
+        out
+    }
+
+    pub fn server_name(&self, index: usize) -> Option<&str> {
+        self.servers.get(index).map(|s| s.name())
+    }
+
+    /// Runs one tool call the way `AgentTool.execute` does: never an `Err`, always an outcome.
+    pub async fn execute(
+        &self,
+        server_index: usize,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> ToolOutcome {
+        let Some(server) = self.servers.get(server_index) else {
+            return ToolOutcome::Err {
+                text: format!("MCP tool error (?/{tool}): unknown server"),
+            };
+        };
+        let name = server.name();
+        let started = Instant::now();
+        let result = server.call_tool(tool, arguments, cancel, progress).await;
+        let elapsed = started.elapsed().as_millis();
+        match result {
+            Ok(result) => {
+                self.log
+                    .debug(&format!("MCP tool call {name}/{tool} took {elapsed} ms"));
+                let text = bridge::result::result_text(&result);
+                ToolOutcome::Ok {
+                    text: self.wrap_untrusted(name, tool, &text),
+                    server: name.to_owned(),
+                    tool: tool.to_owned(),
+                }
+            }
+            Err(error) => {
+                self.log.debug(&format!(
+                    "MCP tool call {name}/{tool} took {elapsed} ms (error)"
+                ));
+                ToolOutcome::Err {
+                    text: self.error_text(name, tool, &error),
+                }
+            }
+        }
+    }
+
+    /// The contract's error text, with any secret value masked.
+    pub fn error_text(&self, server: &str, tool: &str, error: &CallError) -> String {
+        let text = format!("MCP tool error ({server}/{tool}): {error}");
+        self.log.redactor().redact(&text).into_owned()
+    }
+
+    /// Masks secrets, logs suspicious patterns, wraps as untrusted content from `server`.
+    pub fn wrap_untrusted(&self, server: &str, tool: &str, text: &str) -> String {
+        let text = self.log.redactor().redact(text);
+        let found = security::detect_suspicious_patterns(&text, self.wrap_format);
+        if !found.is_empty() {
+            self.log.warn(&format!(
+                "MCP server '{server}' tool '{tool}' returned suspicious patterns: {}",
+                found.join(", ")
+            ));
+        }
+        security::wrap_external_content(
+            &text,
+            &WrapOptions {
+                source: "mcp_server",
+                sender: Some(server),
+                subject: None,
+                task_name: None,
+                include_warning: true,
+                format: self.wrap_format,
+                mcp_server_label: true,
+            },
+        )
+    }
+
+    /// Resources of every ready server, read and wrapped, as one block of text.
+    pub async fn resource_context(&self) -> String {
+        let mut blocks = Vec::new();
+        for server in &self.servers {
+            if server.status() != Status::Ready || !server.config.resources {
+                continue;
+            }
+            match self.server_resources(server).await {
+                Ok(block) if !block.is_empty() => blocks.push(block),
+                Ok(_) => {}
+                Err(error) => self.log.warn(&format!(
+                    "Failed to get resources from '{}': {error}",
+                    server.name()
+                )),
+            }
+        }
+        blocks.join("\n\n")
+    }
+
+    async fn server_resources(&self, server: &Server) -> Result<String, CallError> {
+        let peer = server.ready_peer()?;
+        let timeout = std::time::Duration::from_millis(server.config.timeout_ms);
+        let resources = tokio::time::timeout(timeout, peer.list_all_resources())
+            .await
+            .map_err(|_| CallError::Timeout(timeout))?
+            .map_err(CallError::from_service)?;
+        let filter = &server.config.resource_filter;
+        let name = server.name();
+        let mut sections = Vec::new();
+        for resource in resources
+            .iter()
+            .filter(|r| filter.is_empty() || filter.iter().any(|u| *u == r.uri))
+        {
+            let read = tokio::time::timeout(
+                timeout,
+                peer.read_resource(ReadResourceRequestParams::new(resource.uri.clone())),
+            )
+            .await
+            .map_err(|_| CallError::Timeout(timeout))
+            .and_then(|r| r.map_err(CallError::from_service));
+            match read {
+                Ok(result) => {
+                    let text = result
+                        .contents
+                        .iter()
+                        .filter_map(|part| match part {
+                            ResourceContents::TextResourceContents { text, .. } => Some(text.clone()),
+                            ResourceContents::BlobResourceContents { mime_type, uri, .. } => {
+                                Some(format!(
+                                    "[Binary resource: {}, {uri}]",
+                                    mime_type.as_deref().unwrap_or("unknown")
+                                ))
+                            }
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let wrapped = self.wrap_untrusted(name, &resource.uri, &text);
+                    sections.push(format!("### {} ({})\n{wrapped}", resource.name, resource.uri));
+                }
+                Err(error) => self.log.warn(&format!(
+                    "Failed to read MCP resource '{}' from '{name}': {}",
+                    resource.uri,
+                    self.log.redactor().redact(&error.to_string())
+                )),
+            }
+        }
+        if sections.is_empty() {
+            return Ok(String::new());
+        }
+        Ok(format!(
+            "## MCP Resources from {name}\n\n{}",
+            sections.join("\n\n")
+        ))
+    }
+
+    /// Stops every server (stdin closed, then SIGTERM, then SIGKILL to its whole process group,
+    /// all servers in parallel). Idempotent; concurrent callers all wait for the same end.
+    pub async fn shutdown(&self) {
+        self.shutdown.cancel();
+        let tasks = self
+            .tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        match tasks {
+            Some(tasks) => {
+                for task in tasks {
+                    let _ = task.await;
+                }
+                // Servers that never started report `closed` too.
+                for server in &self.servers {
+                    if server.status() != Status::Closed {
+                        server.mark_closed();
+                    }
+                }
+                self.stopped.send_replace(true);
+            }
+            None => {
+                let mut rx = self.stopped.subscribe();
+                let _ = rx.wait_for(|done| *done).await;
+            }
+        }
+    }
+}
+
+impl Drop for Manager {
+    /// A manager dropped without `shutdown()` (its JS object collected) still stops its servers.
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}

@@ -1,0 +1,132 @@
+//! `class McpManager` for JS.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::napi::bindgen_prelude::*;
+use napi_derive::napi;
+
+use super::logger::JsLogSink;
+use super::tool::agent_tool_object;
+use crate::config;
+use crate::log::{Log, LogSink, NullSink};
+use crate::manager::{Manager, ManagerOptions};
+use crate::secrets::SecretResolver;
+use crate::secrets::Redactor;
+use crate::security::WrapFormat;
+
+#[napi(object)]
+pub struct McpServerStatusEntry {
+    pub name: String,
+    #[napi(ts_type = "McpServerStatus")]
+    pub status: String,
+    pub tool_count: u32,
+}
+
+#[napi(js_name = "McpManager")]
+pub struct JsMcpManager {
+    inner: Arc<Manager>,
+}
+
+#[napi]
+impl JsMcpManager {
+    /// Builds one client per enabled server (nothing starts until `start()`). Throws
+    /// `Unknown transport '<t>' for server '<name>'`, or `Invalid MCP config: <problems>`.
+    #[napi(constructor, ts_args_type = "config: McpConfig, options?: McpManagerOptions")]
+    pub fn new(config: serde_json::Value, options: Option<Object>) -> Result<Self> {
+        config::check_transports(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
+        let validated = config::validate_mcp_config(&config)
+            .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))?;
+        let mut manager_options = ManagerOptions::default();
+        let mut sink: Arc<dyn LogSink> = Arc::new(NullSink);
+        if let Some(options) = options {
+            if let Some(logger) = options.get::<Object>("logger")? {
+                sink = Arc::new(JsLogSink::from_object(&logger)?);
+            }
+            if let Some(format) = options.get::<String>("wrapFormat")? {
+                manager_options.wrap_format = match format.as_str() {
+                    "id" => WrapFormat::Id,
+                    "legacy" => WrapFormat::Legacy,
+                    other => {
+                        return Err(Error::new(
+                            Status::InvalidArg,
+                            format!("Invalid wrapFormat '{other}': expected 'id' or 'legacy'"),
+                        ));
+                    }
+                };
+            }
+            if let Some(ms) = options.get::<f64>("shutdownGraceMs")? {
+                if !(ms.is_finite() && ms >= 0.0 && ms <= 600_000.0) {
+                    return Err(Error::new(
+                        Status::InvalidArg,
+                        "Invalid shutdownGraceMs: expected a number of milliseconds from 0 to 600000",
+                    ));
+                }
+                manager_options.runtime.shutdown_grace = Duration::from_millis(ms as u64);
+            }
+        }
+        let log = Log::new(sink, Redactor::default());
+        let resolver = Arc::new(SecretResolver::with_default_providers());
+        Ok(Self {
+            inner: Arc::new(Manager::new(validated.config, manager_options, log, resolver)),
+        })
+    }
+
+    /// Starts every enabled server in parallel; resolves once each has connected or failed its
+    /// first attempt. Never rejects.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn start<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        let manager = self.inner.clone();
+        env.spawn_future(async move {
+            manager.start().await;
+            Ok(())
+        })
+    }
+
+    /// The tools of every ready server, as pi-agent-core `AgentTool` objects (fresh each call).
+    #[napi(ts_return_type = "AgentTool[]")]
+    pub fn get_agent_tools<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
+        let tools = self.inner.agent_tools();
+        let mut array = env.create_array(tools.len() as u32)?;
+        for (i, tool) in tools.into_iter().enumerate() {
+            array.set(i as u32, agent_tool_object(env, &self.inner, tool)?)?;
+        }
+        Ok(array)
+    }
+
+    /// The PR's name for `getAgentTools()`.
+    #[napi(ts_return_type = "AgentTool[]")]
+    pub fn get_tools<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
+        self.get_agent_tools(env)
+    }
+
+    /// Every ready server's resources, read and wrapped as untrusted content.
+    #[napi(ts_return_type = "Promise<string>")]
+    pub fn get_resource_context<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, String>> {
+        let manager = self.inner.clone();
+        env.spawn_future(async move { Ok(manager.resource_context().await) })
+    }
+
+    /// Stops every server and its process tree. Idempotent; never rejects.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn shutdown<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        let manager = self.inner.clone();
+        env.spawn_future(async move {
+            manager.shutdown().await;
+            Ok(())
+        })
+    }
+
+    #[napi]
+    pub fn get_status(&self) -> Vec<McpServerStatusEntry> {
+        self.inner
+            .status()
+            .into_iter()
+            .map(|s| McpServerStatusEntry {
+                name: s.name,
+                status: s.status.as_str().to_owned(),
+                tool_count: s.tool_count as u32,
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,277 @@
+//! Local servers: a child process speaking newline-delimited JSON-RPC on stdin/stdout.
+//!
+//! The child is spawned without a shell, in a process group of its own (so the whole tree can be
+//! signalled), registered with the [orphan guard](super::orphan_guard), with stderr captured:
+//! every line goes to the log (warn) and the last few are kept for the start-failure message.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::transport::async_rw::AsyncRwTransport;
+use secrecy::{ExposeSecret, SecretString};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+use super::orphan_guard;
+use crate::log::Log;
+
+/// Lines of stderr kept for error messages.
+const STDERR_TAIL_LINES: usize = 20;
+/// A longer stderr line is cut (the rest is dropped, not buffered).
+const STDERR_MAX_LINE: usize = 4096;
+
+pub struct SpawnSpec<'a> {
+    pub server: &'a str,
+    pub command: &'a str,
+    pub args: &'a [String],
+    /// Applied on top of the host environment (what the original did).
+    pub env: &'a [(String, SecretString)],
+    pub cwd: Option<&'a str>,
+}
+
+/// The last lines a server wrote to stderr.
+#[derive(Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn push(&self, line: String) {
+        let mut lines = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if lines.len() == STDERR_TAIL_LINES {
+            lines.pop_front();
+        }
+        lines.push_back(line);
+    }
+
+    pub fn lines(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+}
+
+/// A running server process (the leader of its own process group).
+pub struct ServerProcess {
+    child: Child,
+    pgid: Option<i32>,
+    pub stderr: StderrTail,
+    stderr_task: tokio::task::JoinHandle<()>,
+}
+
+pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, ChildStdout, ChildStdin>;
+
+/// Spawns the server and returns the process and the JSON-RPC transport over its stdio.
+pub fn spawn(
+    spec: &SpawnSpec<'_>,
+    max_message_bytes: usize,
+    log: &Log,
+) -> std::io::Result<(ServerProcess, StdioTransport)> {
+    let mut command = tokio::process::Command::new(spec.command);
+    command
+        .args(spec.args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for (key, value) in spec.env {
+        command.env(key, value.expose_secret());
+    }
+    if let Some(cwd) = spec.cwd {
+        command.current_dir(cwd);
+    }
+    #[cfg(unix)]
+    command.process_group(0);
+
+    let mut child = command.spawn().map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot spawn '{}': {e}", spec.command))
+    })?;
+    let pgid = child.id().map(|pid| pid as i32);
+    if let Some(pgid) = pgid {
+        orphan_guard::register(pgid);
+    }
+    let stdin = child.stdin.take().expect("stdin is piped");
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let stderr = child.stderr.take().expect("stderr is piped");
+
+    let tail = StderrTail::default();
+    let stderr_task = tokio::spawn(forward_stderr(
+        stderr,
+        tail.clone(),
+        log.clone(),
+        spec.server.to_owned(),
+    ));
+    let transport = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(max_message_bytes);
+    Ok((
+        ServerProcess {
+            child,
+            pgid,
+            stderr: tail,
+            stderr_task,
+        },
+        transport,
+    ))
+}
+
+async fn forward_stderr(
+    stderr: tokio::process::ChildStderr,
+    tail: StderrTail,
+    log: Log,
+    server: String,
+) {
+    let mut reader = BufReader::new(stderr);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match read_bounded_line(&mut reader, &mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = String::from_utf8_lossy(&buf);
+        let line = text.trim_end_matches(['\n', '\r']);
+        if line.is_empty() {
+            continue;
+        }
+        let line = log.redactor().redact(line).into_owned();
+        log.warn(&format!("MCP server '{server}' stderr: {line}"));
+        tail.push(line);
+    }
+}
+
+/// Reads one line, keeping at most [`STDERR_MAX_LINE`] bytes of it. Returns bytes consumed.
+async fn read_bounded_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    out: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    let mut consumed = 0;
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(consumed);
+        }
+        let (take, done) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        let room = STDERR_MAX_LINE.saturating_sub(out.len());
+        out.extend_from_slice(&available[..take.min(room)]);
+        reader.consume(take);
+        consumed += take;
+        if done {
+            return Ok(consumed);
+        }
+    }
+}
+
+impl ServerProcess {
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    /// Resolves when the server process (the group leader) exits; a description of how.
+    pub async fn exited(&mut self) -> String {
+        match self.child.wait().await {
+            Ok(status) => describe_exit(status),
+            Err(e) => format!("wait failed: {e}"),
+        }
+    }
+
+    /// Stops the server and everything it started. The caller has already closed the server's
+    /// stdin (by closing the transport). Then: wait `grace`, SIGTERM the group, wait `grace`,
+    /// SIGKILL the group. Members that outlive the leader are taken down the same way.
+    pub async fn terminate(mut self, grace: Duration) -> StderrTail {
+        let leader_gone = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
+        if !leader_gone {
+            self.signal_group(Signal::Term);
+            if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+                self.signal_group(Signal::Kill);
+                let _ = self.child.wait().await;
+            }
+        }
+        self.reap_group(grace).await;
+        if let Some(pgid) = self.pgid {
+            orphan_guard::unregister(pgid);
+        }
+        // With the whole group gone the stderr pipe reaches EOF at once; let the forwarder drain
+        // it so the tail is complete, but never wait long for a holder that escaped the group.
+        let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.stderr_task).await;
+        self.stderr_task.abort();
+        self.stderr
+    }
+
+    /// How the process ended, if it ends within `wait`.
+    pub async fn exit_within(&mut self, wait: Duration) -> Option<String> {
+        match tokio::time::timeout(wait, self.child.wait()).await {
+            Ok(Ok(status)) => Some(describe_exit(status)),
+            _ => None,
+        }
+    }
+
+    /// After the leader exited: if anything is left in its group, SIGTERM, wait, SIGKILL.
+    async fn reap_group(&self, grace: Duration) {
+        if !self.group_alive() {
+            return;
+        }
+        self.signal_group(Signal::Term);
+        // There is no signal for a non-child's death: poll, bounded by `grace`.
+        let deadline = tokio::time::Instant::now() + grace;
+        while self.group_alive() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if self.group_alive() {
+            self.signal_group(Signal::Kill);
+        }
+    }
+
+    #[cfg(unix)]
+    fn group_alive(&self) -> bool {
+        match self.pgid {
+            Some(pgid) => unsafe { libc::kill(-pgid, 0) == 0 },
+            None => false,
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn group_alive(&self) -> bool {
+        false
+    }
+
+    #[cfg(unix)]
+    fn signal_group(&self, signal: Signal) {
+        if let Some(pgid) = self.pgid {
+            let sig = match signal {
+                Signal::Term => libc::SIGTERM,
+                Signal::Kill => libc::SIGKILL,
+            };
+            unsafe {
+                libc::kill(-pgid, sig);
+            }
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn signal_group(&self, _signal: Signal) {}
+}
+
+#[derive(Clone, Copy)]
+enum Signal {
+    Term,
+    Kill,
+}
+
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("killed by signal {signal}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exited with code {code}"),
+        None => "exited".to_owned(),
+    }
+}
