@@ -263,7 +263,7 @@ impl Manager {
         let mut sections = Vec::new();
         for resource in resources
             .iter()
-            .filter(|r| filter.is_empty() || filter.iter().any(|u| *u == r.uri))
+            .filter(|r| filter.is_empty() || filter.contains(&r.uri))
         {
             let read = tokio::time::timeout(
                 timeout,
@@ -278,7 +278,9 @@ impl Manager {
                         .contents
                         .iter()
                         .filter_map(|part| match part {
-                            ResourceContents::TextResourceContents { text, .. } => Some(text.clone()),
+                            ResourceContents::TextResourceContents { text, .. } => {
+                                Some(text.clone())
+                            }
                             ResourceContents::BlobResourceContents { mime_type, uri, .. } => {
                                 Some(format!(
                                     "[Binary resource: {}, {uri}]",
@@ -290,7 +292,10 @@ impl Manager {
                         .collect::<Vec<_>>()
                         .join("\n");
                     let wrapped = self.wrap_untrusted(name, &resource.uri, &text);
-                    sections.push(format!("### {} ({})\n{wrapped}", resource.name, resource.uri));
+                    sections.push(format!(
+                        "### {} ({})\n{wrapped}",
+                        resource.name, resource.uri
+                    ));
                 }
                 Err(error) => self.log.warn(&format!(
                     "Failed to read MCP resource '{}' from '{name}': {}",
@@ -312,11 +317,7 @@ impl Manager {
     /// all servers in parallel). Idempotent; concurrent callers all wait for the same end.
     pub async fn shutdown(&self) {
         self.shutdown.cancel();
-        let tasks = self
-            .tasks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner()).take();
         match tasks {
             Some(tasks) => {
                 for task in tasks {

@@ -378,10 +378,7 @@ async fn resolve_env(
     if env.is_empty() {
         return Ok(Vec::new());
     }
-    let resolved = resolver
-        .resolve_all(env)
-        .await
-        .map_err(|e| e.to_string())?;
+    let resolved = resolver.resolve_all(env).await.map_err(|e| e.to_string())?;
     for (_, value) in &resolved {
         server.log.redactor().register(value);
     }
@@ -464,12 +461,18 @@ async fn connect(
         Ok(Ok(tools)) => Ok((session, tools)),
         Ok(Err(error)) => {
             let tail = session.close(grace).await;
-            Err(with_stderr(format!("tools/list failed: {error}"), &tail.lines()))
+            Err(with_stderr(
+                format!("tools/list failed: {error}"),
+                &tail.lines(),
+            ))
         }
         Err(_) => {
             let tail = session.close(grace).await;
             Err(with_stderr(
-                format!("no answer to tools/list within {} ms", connect_timeout.as_millis()),
+                format!(
+                    "no answer to tools/list within {} ms",
+                    connect_timeout.as_millis()
+                ),
                 &tail.lines(),
             ))
         }

@@ -12,7 +12,10 @@ use crate::secrets::{self, SecretResolver};
 use crate::security::{self, WrapFormat, WrapOptions};
 
 /// `{ success: true, data }` with defaults filled in, or `{ success: false, error }`.
-#[napi(ts_args_type = "input: unknown", ts_return_type = "McpConfigValidation")]
+#[napi(
+    ts_args_type = "input: unknown",
+    ts_return_type = "McpConfigValidation"
+)]
 pub fn validate_mcp_config(input: Value) -> Value {
     match config::validate_mcp_config(&input) {
         Ok(valid) => json!({ "success": true, "data": valid.data }),

@@ -11,8 +11,8 @@ use super::tool::agent_tool_object;
 use crate::config;
 use crate::log::{Log, LogSink, NullSink};
 use crate::manager::{Manager, ManagerOptions};
-use crate::secrets::SecretResolver;
 use crate::secrets::Redactor;
+use crate::secrets::SecretResolver;
 use crate::security::WrapFormat;
 
 #[napi(object)]
@@ -32,7 +32,10 @@ pub struct JsMcpManager {
 impl JsMcpManager {
     /// Builds one client per enabled server (nothing starts until `start()`). Throws
     /// `Unknown transport '<t>' for server '<name>'`, or `Invalid MCP config: <problems>`.
-    #[napi(constructor, ts_args_type = "config: McpConfig, options?: McpManagerOptions")]
+    #[napi(
+        constructor,
+        ts_args_type = "config: McpConfig, options?: McpManagerOptions"
+    )]
     pub fn new(config: serde_json::Value, options: Option<Object>) -> Result<Self> {
         config::check_transports(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
         let validated = config::validate_mcp_config(&config)
@@ -56,7 +59,7 @@ impl JsMcpManager {
                 };
             }
             if let Some(ms) = options.get::<f64>("shutdownGraceMs")? {
-                if !(ms.is_finite() && ms >= 0.0 && ms <= 600_000.0) {
+                if !(0.0..=600_000.0).contains(&ms) {
                     return Err(Error::new(
                         Status::InvalidArg,
                         "Invalid shutdownGraceMs: expected a number of milliseconds from 0 to 600000",
@@ -68,7 +71,12 @@ impl JsMcpManager {
         let log = Log::new(sink, Redactor::default());
         let resolver = Arc::new(SecretResolver::with_default_providers());
         Ok(Self {
-            inner: Arc::new(Manager::new(validated.config, manager_options, log, resolver)),
+            inner: Arc::new(Manager::new(
+                validated.config,
+                manager_options,
+                log,
+                resolver,
+            )),
         })
     }
 

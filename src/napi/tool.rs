@@ -15,6 +15,8 @@ use crate::client_handler::Progress;
 use crate::manager::{AgentTool, Manager, ToolOutcome};
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
+/// `EventTarget.addEventListener(type, listener, options)`.
+type AddEventListener<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, ()>;
 
 pub fn agent_tool_object<'env>(
     env: &'env Env,
@@ -25,7 +27,10 @@ pub fn agent_tool_object<'env>(
     object.set("name", tool.tool.agent_name.as_str())?;
     object.set("label", tool.tool.label.as_str())?;
     object.set("description", tool.tool.description.as_str())?;
-    object.set("parameters", env.to_js_value(tool.tool.parameters.as_ref())?)?;
+    object.set(
+        "parameters",
+        env.to_js_value(tool.tool.parameters.as_ref())?,
+    )?;
     let manager = manager.clone();
     let server_index = tool.server_index;
     let server = tool.server;
@@ -84,9 +89,18 @@ fn start_call(
     let progress = match arg(3)? {
         Some(value) if value.get_type()? == ValueType::Function => {
             let func: Function<Value, ()> = unsafe { value.cast()? };
-            let update: UpdateFn = func.build_threadsafe_function::<Value>().weak::<true>().build()?;
+            let update: UpdateFn = func
+                .build_threadsafe_function::<Value>()
+                .weak::<true>()
+                .build()?;
             let (tx, rx) = mpsc::unbounded_channel();
-            tokio_spawn_updates(manager.clone(), server.to_owned(), tool.to_owned(), rx, update);
+            tokio_spawn_updates(
+                manager.clone(),
+                server.to_owned(),
+                tool.to_owned(),
+                rx,
+                update,
+            );
             Some(tx)
         }
         _ => None,
@@ -137,7 +151,7 @@ fn watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) ->
     if add.get_type()? != ValueType::Function {
         return Ok(());
     }
-    let add: Function<FnArgs<(&str, Function<(), ()>, Object)>, ()> = unsafe { add.cast()? };
+    let add: AddEventListener = unsafe { add.cast()? };
     let token = cancel.clone();
     let on_abort = env.create_function_from_closure::<(), (), _>("onAbort", move |_ctx| {
         token.cancel();
@@ -174,7 +188,11 @@ fn tokio_spawn_updates(
                     "externalContent": { "untrusted": true, "source": "mcp_server", "server": server, "tool": tool, "wrapped": true },
                 },
             });
-            update.call_with_return_value(value, ThreadsafeFunctionCallMode::NonBlocking, |_r, _e| Ok(()));
+            update.call_with_return_value(
+                value,
+                ThreadsafeFunctionCallMode::NonBlocking,
+                |_r, _e| Ok(()),
+            );
         }
     });
 }

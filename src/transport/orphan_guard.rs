@@ -125,7 +125,13 @@ mod imp {
             }
             close_from(fd + 1);
             #[cfg(target_os = "linux")]
-            libc::prctl(libc::PR_SET_NAME, c"mcp-orphan-guard".as_ptr() as libc::c_ulong, 0, 0, 0);
+            libc::prctl(
+                libc::PR_SET_NAME,
+                c"mcp-orphan-guard".as_ptr() as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
 
             let mut groups = [0 as libc::pid_t; MAX_GROUPS];
             let mut count = 0usize;
@@ -176,7 +182,10 @@ mod imp {
             for &pgid in &groups[..count] {
                 libc::kill(-pgid, libc::SIGTERM);
             }
-            let pause = libc::timespec { tv_sec: 0, tv_nsec: 20_000_000 };
+            let pause = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 20_000_000,
+            };
             for _ in 0..50 {
                 let mut alive = false;
                 for &pgid in &groups[..count] {
@@ -199,21 +208,28 @@ mod imp {
     unsafe fn close_from(first: libc::c_int) {
         #[cfg(target_os = "linux")]
         unsafe {
-            if libc::syscall(libc::SYS_close_range, first as libc::c_uint, libc::c_uint::MAX, 0)
-                == 0
+            if libc::syscall(
+                libc::SYS_close_range,
+                first as libc::c_uint,
+                libc::c_uint::MAX,
+                0,
+            ) == 0
             {
                 return;
             }
         }
         unsafe {
             let max = libc::sysconf(libc::_SC_OPEN_MAX);
-            let max = if max <= 0 || max > 65536 { 65536 } else { max as libc::c_int };
+            let max = if max <= 0 || max > 65536 {
+                65536
+            } else {
+                max as libc::c_int
+            };
             for fd in first..max {
                 libc::close(fd);
             }
         }
     }
-
 }
 
 #[cfg(not(unix))]

@@ -104,7 +104,8 @@ pub fn spawn(
         log.clone(),
         spec.server.to_owned(),
     ));
-    let transport = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(max_message_bytes);
+    let transport =
+        AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(max_message_bytes);
     Ok((
         ServerProcess {
             child,
@@ -186,7 +187,10 @@ impl ServerProcess {
         let leader_gone = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !leader_gone {
             self.signal_group(Signal::Term);
-            if tokio::time::timeout(grace, self.child.wait()).await.is_err() {
+            if tokio::time::timeout(grace, self.child.wait())
+                .await
+                .is_err()
+            {
                 self.signal_group(Signal::Kill);
                 let _ = self.child.wait().await;
             }
