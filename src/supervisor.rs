@@ -379,8 +379,12 @@ async fn resolve_env(
         return Ok(Vec::new());
     }
     let resolved = resolver.resolve_all(env).await.map_err(|e| e.to_string())?;
-    for (_, value) in &resolved {
-        server.log.redactor().register(value);
+    // Mask what came from a secret backend, and plaintext values under credential-like keys
+    // too: a server that echoes its token back must not hand it to the model.
+    for ((key, raw), (_, value)) in env.iter().zip(&resolved) {
+        if crate::secrets::is_secret_uri(raw) || crate::secrets::looks_like_credential_key(key) {
+            server.log.redactor().register(value);
+        }
     }
     Ok(resolved)
 }
