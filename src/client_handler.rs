@@ -8,10 +8,11 @@ use rmcp::ClientHandler;
 #[allow(deprecated)] // servers on protocol versions before SEP-2577 still send logging
 use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion,
+    ClientCapabilities, ClientConfig, Implementation, JsonRpcMessage, JsonRpcNotification,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
 use tokio::sync::{Notify, mpsc};
 
 use crate::log::Log;
@@ -53,35 +54,72 @@ impl ProgressRouter {
             .remove(token);
     }
 
-    fn route(&self, params: ProgressNotificationParam) {
+    fn route(&self, params: &ProgressNotificationParam) {
         let routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(sink) = routes.get(&params.progress_token) {
             let _ = sink.send(Progress {
                 progress: params.progress,
                 total: params.total,
-                message: params.message,
+                message: params.message.clone(),
             });
         }
     }
 }
 
+/// Wraps a transport so progress notifications are routed in wire order, as they are read.
+///
+/// rmcp hands notifications to the handler on tasks of their own, so a handler-side route can
+/// lose the race against the response that follows the last progress notification. Routing in
+/// `receive()` puts every progress update in the call's channel before the response is even
+/// seen by rmcp.
+pub struct ProgressTap<T> {
+    inner: T,
+    progress: Arc<ProgressRouter>,
+}
+
+impl<T> ProgressTap<T> {
+    pub fn new(inner: T, progress: Arc<ProgressRouter>) -> Self {
+        Self { inner, progress }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for ProgressTap<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(JsonRpcNotification {
+            notification: ServerNotification::ProgressNotification(progress),
+            ..
+        }) = &message
+        {
+            self.progress.route(&progress.params);
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
 pub struct SessionHandler {
     server: String,
-    progress: Arc<ProgressRouter>,
     tools_changed: Arc<Notify>,
     log: Log,
 }
 
 impl SessionHandler {
-    pub fn new(
-        server: &str,
-        progress: Arc<ProgressRouter>,
-        tools_changed: Arc<Notify>,
-        log: Log,
-    ) -> Self {
+    pub fn new(server: &str, tools_changed: Arc<Notify>, log: Log) -> Self {
         Self {
             server: server.to_owned(),
-            progress,
             tools_changed,
             log,
         }
@@ -95,14 +133,6 @@ impl ClientHandler for SessionHandler {
             Implementation::new(CLIENT_NAME, CLIENT_VERSION),
         )
         .with_protocol_version(PROTOCOL_VERSION)
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.progress.route(params);
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

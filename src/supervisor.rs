@@ -18,7 +18,7 @@ use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge;
-use crate::client_handler::{Progress, ProgressRouter, SessionHandler};
+use crate::client_handler::{Progress, ProgressRouter, ProgressTap, SessionHandler};
 use crate::config::{ServerConfig, TransportKind};
 use crate::error::CallError;
 use crate::log::Log;
@@ -418,12 +418,8 @@ async fn connect(
     };
     let (process, transport) = stdio::spawn(&spec, server.options.max_message_bytes, &server.log)
         .map_err(|e| e.to_string())?;
-    let handler = SessionHandler::new(
-        &config.name,
-        server.progress.clone(),
-        tools_changed,
-        server.log.clone(),
-    );
+    let handler = SessionHandler::new(&config.name, tools_changed, server.log.clone());
+    let transport = ProgressTap::new(transport, server.progress.clone());
     let connect_timeout = Duration::from_millis(config.timeout_ms);
     let grace = server.options.shutdown_grace;
     let fail = |process: ServerProcess, cause: String| async move {

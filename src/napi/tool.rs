@@ -94,16 +94,20 @@ fn start_call(
                 .weak::<true>()
                 .build()?;
             let (tx, rx) = mpsc::unbounded_channel();
-            tokio_spawn_updates(
+            let forwarder = spawn_update_forwarder(
                 manager.clone(),
                 server.to_owned(),
                 tool.to_owned(),
                 rx,
                 update,
             );
-            Some(tx)
+            Some((tx, forwarder))
         }
         _ => None,
+    };
+    let (progress, forwarder) = match progress {
+        Some((tx, forwarder)) => (Some(tx), Some(forwarder)),
+        None => (None, None),
     };
 
     let manager = manager.clone();
@@ -112,6 +116,11 @@ fn start_call(
     let fut = async move {
         let run = manager.execute(server_index, &tool, arguments, &cancel, progress);
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
+        // The call's progress sender is gone now; let the forwarder hand its last updates to
+        // `onUpdate` before the result settles, so no update arrives after the result.
+        if let Some(forwarder) = forwarder {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forwarder).await;
+        }
         Ok(match outcome {
             Ok(outcome) => outcome_value(outcome),
             Err(_) => error_result(format!(
@@ -164,13 +173,13 @@ fn watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) ->
 }
 
 /// Forwards a call's progress notifications to its `onUpdate`, wrapped like any server text.
-fn tokio_spawn_updates(
+fn spawn_update_forwarder(
     manager: Arc<Manager>,
     server: String,
     tool: String,
     mut rx: mpsc::UnboundedReceiver<Progress>,
     update: UpdateFn,
-) {
+) -> tokio::task::JoinHandle<()> {
     ::napi::bindgen_prelude::spawn(async move {
         while let Some(progress) = rx.recv().await {
             let text = match &progress.message {
@@ -194,7 +203,7 @@ fn tokio_spawn_updates(
                 |_r, _e| Ok(()),
             );
         }
-    });
+    })
 }
 
 pub fn outcome_value(outcome: ToolOutcome) -> Value {
