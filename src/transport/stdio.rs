@@ -233,7 +233,7 @@ impl ServerProcess {
     #[cfg(unix)]
     fn group_alive(&self) -> bool {
         match self.pgid {
-            Some(pgid) => unsafe { libc::kill(-pgid, 0) == 0 },
+            Some(pgid) => group_has_live_member(pgid),
             None => false,
         }
     }
@@ -258,6 +258,46 @@ impl ServerProcess {
 
     #[cfg(not(unix))]
     fn signal_group(&self, _signal: Signal) {}
+}
+
+/// Whether any process of the group still runs. Zombies do not count: members reparented to
+/// an init that reaps slowly (as in many containers) would otherwise look alive for a while.
+#[cfg(target_os = "linux")]
+fn group_has_live_member(pgid: i32) -> bool {
+    if unsafe { libc::kill(-pgid, 0) } != 0 {
+        return false;
+    }
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return true;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // "<pid> (<comm>) <state> <ppid> <pgrp> ...": comm may hold spaces and parentheses.
+        let Some((_, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let mut fields = rest.split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|f| f.parse::<i32>().ok());
+        if pgrp == Some(pgid) && state != Some("Z") && state != Some("X") {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn group_has_live_member(pgid: i32) -> bool {
+    unsafe { libc::kill(-pgid, 0) == 0 }
 }
 
 #[derive(Clone, Copy)]
