@@ -16,11 +16,12 @@ use crate::security::{self, WrapFormat, WrapOptions};
     ts_args_type = "input: unknown",
     ts_return_type = "McpConfigValidation"
 )]
-pub fn validate_mcp_config(input: Value) -> Value {
-    match config::validate_mcp_config(&input) {
+pub fn validate_mcp_config(env: &Env, input: Unknown) -> Result<Value> {
+    let input = super::json_from_js(env, input)?;
+    Ok(match config::validate_mcp_config(&input) {
         Ok(valid) => json!({ "success": true, "data": valid.data }),
         Err(error) => json!({ "success": false, "error": error }),
-    }
+    })
 }
 
 /// A plain `McpConfig`, or an `openclaw.json` whose `agents.defaults.mcp` (merged with
@@ -29,7 +30,8 @@ pub fn validate_mcp_config(input: Value) -> Value {
     ts_args_type = "input: unknown, options?: { agent?: string }",
     ts_return_type = "McpConfig"
 )]
-pub fn load_mcp_config(input: Value, options: Option<LoadOptions>) -> Result<Value> {
+pub fn load_mcp_config(env: &Env, input: Unknown, options: Option<LoadOptions>) -> Result<Value> {
+    let input = super::json_from_js(env, input)?;
     let agent = options.and_then(|o| o.agent);
     let extracted = config::detect_and_extract(&input, agent.as_deref())
         .map_err(|e| Error::new(Status::InvalidArg, e))?;

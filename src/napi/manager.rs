@@ -36,7 +36,8 @@ impl JsMcpManager {
         constructor,
         ts_args_type = "config: McpConfig, options?: McpManagerOptions"
     )]
-    pub fn new(config: serde_json::Value, options: Option<Object>) -> Result<Self> {
+    pub fn new(env: &Env, config: Unknown, options: Option<Object>) -> Result<Self> {
+        let config = super::json_from_js(env, config)?;
         config::check_transports(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
         let validated = config::validate_mcp_config(&config)
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))?;
