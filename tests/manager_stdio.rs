@@ -27,13 +27,22 @@ async fn example_server_starts_lists_and_calls() {
     assert_eq!(status[0].tool_count, tools.len());
     let names: Vec<_> = tools.iter().map(|t| t.tool.agent_name.as_str()).collect();
     assert!(names.contains(&"mcp_example_echo"), "{names:?}");
-    assert!(h.logged(Level::Info, &format!("MCP server 'example' connected ({} tools)", tools.len())));
+    assert!(h.logged(
+        Level::Info,
+        &format!("MCP server 'example' connected ({} tools)", tools.len())
+    ));
 
     let echo = tools.iter().find(|t| t.tool.mcp_name == "echo").unwrap();
     assert_eq!(echo.tool.label, "MCP: example/echo");
     let outcome = h
         .manager
-        .execute(echo.server_index, "echo", args(json!({"text": "hi there"})), &CancellationToken::new(), None)
+        .execute(
+            echo.server_index,
+            "echo",
+            args(json!({"text": "hi there"})),
+            &CancellationToken::new(),
+            None,
+        )
         .await;
     match outcome {
         ToolOutcome::Ok { text, server, tool } => {
@@ -60,7 +69,14 @@ async fn a_missing_command_fails_alone_and_is_reported() {
     let status = h.manager.status();
     assert_eq!(status[0].status, Status::Error);
     assert_eq!(status[1].status, Status::Ready);
-    assert!(h.logged(Level::Error, "MCP server 'bad' failed to start: cannot spawn '/nonexistent/mcp-server'"), "{}", h.dump());
+    assert!(
+        h.logged(
+            Level::Error,
+            "MCP server 'bad' failed to start: cannot spawn '/nonexistent/mcp-server'"
+        ),
+        "{}",
+        h.dump()
+    );
     h.manager.shutdown().await;
 }
 
@@ -77,8 +93,17 @@ async fn exit_at_start_reports_stderr_tail() {
         .find(|(l, m)| *l == Level::Error && m.starts_with("MCP server 'dies' failed to start: "))
         .unwrap_or_else(|| panic!("{}", h.dump()));
     assert!(failure.1.contains("exited with code 3"), "{}", failure.1);
-    assert!(failure.1.contains("fault-server: exiting at start (code 3)"), "{}", failure.1);
-    assert!(h.logged(Level::Warn, "MCP server 'dies' stderr: fault-server: exiting at start (code 3)"));
+    assert!(
+        failure
+            .1
+            .contains("fault-server: exiting at start (code 3)"),
+        "{}",
+        failure.1
+    );
+    assert!(h.logged(
+        Level::Warn,
+        "MCP server 'dies' stderr: fault-server: exiting at start (code 3)"
+    ));
     h.manager.shutdown().await;
 }
 
@@ -93,13 +118,22 @@ async fn tool_timeout_and_abort_cancel_the_request() {
     assert_eq!(h.manager.status()[0].status, Status::Ready, "{}", h.dump());
 
     let started = Instant::now();
-    let outcome = h.manager.execute(0, "hang", None, &CancellationToken::new(), None).await;
+    let outcome = h
+        .manager
+        .execute(0, "hang", None, &CancellationToken::new(), None)
+        .await;
     let took = started.elapsed();
     match outcome {
-        ToolOutcome::Err { text } => assert_eq!(text, "MCP tool error (f/hang): MCP error -32001: Request timed out"),
+        ToolOutcome::Err { text } => assert_eq!(
+            text,
+            "MCP tool error (f/hang): MCP error -32001: Request timed out"
+        ),
         other => panic!("{other:?}"),
     }
-    assert!(took >= Duration::from_millis(300) && took < Duration::from_secs(3), "{took:?}");
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
 
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -109,7 +143,11 @@ async fn tool_timeout_and_abort_cancel_the_request() {
     });
     let started = Instant::now();
     let outcome = h.manager.execute(0, "hang", None, &cancel, None).await;
-    assert!(started.elapsed() < Duration::from_millis(250), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(250),
+        "{:?}",
+        started.elapsed()
+    );
     match outcome {
         ToolOutcome::Err { text } => assert!(text.contains("aborted"), "{text}"),
         other => panic!("{other:?}"),
@@ -133,7 +171,12 @@ async fn shutdown_takes_down_the_whole_process_group() {
     let pidfile = dir.join("pids");
     let s = fault_server(
         "tree",
-        &["--grandchild", pidfile.to_str().unwrap(), "--ignore-sigterm", "--ignore-stdin-close"],
+        &[
+            "--grandchild",
+            pidfile.to_str().unwrap(),
+            "--ignore-sigterm",
+            "--ignore-stdin-close",
+        ],
     );
     let h = Harness::new(vec![s]);
     h.manager.start().await;
@@ -148,7 +191,11 @@ async fn shutdown_takes_down_the_whole_process_group() {
     let started = Instant::now();
     h.manager.shutdown().await;
     // grace 500 ms after stdin close, 500 ms after SIGTERM, then SIGKILL.
-    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
     let living = wait_dead(&pids, Duration::from_secs(3)).await;
     assert!(living.is_empty(), "still alive: {living:?}");
 }
@@ -157,22 +204,52 @@ async fn shutdown_takes_down_the_whole_process_group() {
 async fn a_crash_restarts_with_backoff_and_tools_come_back() {
     let dir = temp_dir("crash");
     let marker = dir.join("crashed");
-    let s = fault_server("c", &["--crash-after", "1", "--crash-marker", marker.to_str().unwrap()]);
+    let s = fault_server(
+        "c",
+        &[
+            "--crash-after",
+            "1",
+            "--crash-marker",
+            marker.to_str().unwrap(),
+        ],
+    );
     let h = Harness::new(vec![s]);
     h.manager.start().await;
     assert_eq!(h.manager.status()[0].status, Status::Ready);
     let before = h.manager.status()[0].tool_count;
-    let first = h.manager.execute(0, "echo", args(json!({"text": "one"})), &CancellationToken::new(), None).await;
+    let first = h
+        .manager
+        .execute(
+            0,
+            "echo",
+            args(json!({"text": "one"})),
+            &CancellationToken::new(),
+            None,
+        )
+        .await;
     assert!(matches!(first, ToolOutcome::Ok { .. }), "{first:?}");
     // The server exits right after answering; wait for the restart notice, then for ready.
     let mut rx_deadline = Instant::now() + Duration::from_secs(5);
-    while !h.logged(Level::Info, "MCP server 'c' restarting in 1000 ms (attempt 1/5)") {
+    while !h.logged(
+        Level::Info,
+        "MCP server 'c' restarting in 1000 ms (attempt 1/5)",
+    ) {
         assert!(Instant::now() < rx_deadline, "{}", h.dump());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     // Calls during the restart window fail at once with the not-ready message.
     let started = Instant::now();
-    match h.manager.execute(0, "echo", args(json!({"text": "x"})), &CancellationToken::new(), None).await {
+    match h
+        .manager
+        .execute(
+            0,
+            "echo",
+            args(json!({"text": "x"})),
+            &CancellationToken::new(),
+            None,
+        )
+        .await
+    {
         ToolOutcome::Err { text } => assert!(
             text.starts_with("MCP tool error (c/echo): MCP server 'c' is not ready (status: "),
             "{text}"
@@ -185,10 +262,26 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         assert!(Instant::now() < rx_deadline, "{}", h.dump());
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(h.logged(Level::Warn, "MCP server 'c' exited unexpectedly: process exited with code 1"), "{}", h.dump());
+    assert!(
+        h.logged(
+            Level::Warn,
+            "MCP server 'c' exited unexpectedly: process exited with code 1"
+        ),
+        "{}",
+        h.dump()
+    );
     // The restarted server offers one more tool: the list was fetched again.
     assert_eq!(h.manager.status()[0].tool_count, before + 1);
-    let again = h.manager.execute(0, "echo", args(json!({"text": "two"})), &CancellationToken::new(), None).await;
+    let again = h
+        .manager
+        .execute(
+            0,
+            "echo",
+            args(json!({"text": "two"})),
+            &CancellationToken::new(),
+            None,
+        )
+        .await;
     assert!(matches!(again, ToolOutcome::Ok { .. }), "{again:?}");
     h.manager.shutdown().await;
 }

@@ -22,16 +22,26 @@ pub fn node() -> String {
 pub fn example_server(name: &str) -> ServerConfig {
     let mut s = ServerConfig::with_defaults(name);
     s.command = Some(node());
-    s.args = vec![repo().join("examples/echo-server.mjs").display().to_string()];
+    s.args = vec![
+        repo()
+            .join("examples/echo-server.mjs")
+            .display()
+            .to_string(),
+    ];
     s
 }
 
 pub fn fault_server(name: &str, flags: &[&str]) -> ServerConfig {
     let mut s = ServerConfig::with_defaults(name);
     s.command = Some(node());
-    s.args = std::iter::once(repo().join("__test__/fixtures/fault-server.mjs").display().to_string())
-        .chain(flags.iter().map(|f| f.to_string()))
-        .collect();
+    s.args = std::iter::once(
+        repo()
+            .join("__test__/fixtures/fault-server.mjs")
+            .display()
+            .to_string(),
+    )
+    .chain(flags.iter().map(|f| f.to_string()))
+    .collect();
     s
 }
 

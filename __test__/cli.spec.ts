@@ -1,0 +1,79 @@
+// The command-line tool (bin/mcp-native.js). Without a config it runs the
+// built-in example server (examples/echo-server.mjs as server `example`).
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { cleanup, CLI, ECHO_SERVER, exitWithin, FAULT_SERVER, NODE, spawnNode, tempDir } from './helpers'
+
+afterEach(cleanup)
+
+async function runCli(args: string[]) {
+  const p = spawnNode([CLI, ...args])
+  const exit = await exitWithin(p, 20_000)
+  return { ...exit, stdout: p.stdout(), stderr: p.stderr() }
+}
+
+/** A status-table line naming the server and its status. */
+const statusLine = (server: string, status: string) => new RegExp(`^.*\\b${server}\\b.*\\b${status}\\b.*$`, 'm')
+
+function writeJson(dir: string, name: string, value: unknown): string {
+  const file = path.join(dir, name)
+  fs.writeFileSync(file, JSON.stringify(value, null, 2))
+  return file
+}
+
+describe('openclaw-mcp-native CLI', () => {
+  it('without a config runs the example server, prints it as ready and lists its tools', async () => {
+    const r = await runCli([])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stdout).toMatch(statusLine('example', 'ready'))
+    for (const t of ['echo', 'add', 'current_time', 'word_count']) expect(r.stdout).toContain(`mcp_example_${t}`)
+  })
+
+  it('--call <tool> --args <json> prints the wrapped result', async () => {
+    const r = await runCli(['--call', 'mcp_example_echo', '--args', JSON.stringify({ text: 'hello from the cli' })])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    const m = /<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]{16})">>>\nSource: MCP Server\nFrom: example\n---\nhello from the cli\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]{16})">>>/.exec(r.stdout)
+    expect(m, r.stdout).not.toBeNull()
+    expect(m![1]).toBe(m![2])
+    expect(r.stdout).toContain('SECURITY NOTICE')
+  })
+
+  it('--call with the add tool computes on the server', async () => {
+    const r = await runCli(['--call', 'mcp_example_add', '--args', '{"a":40,"b":2}'])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stdout).toMatch(/\n---\n42\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>/)
+  })
+
+  it('--config <file> with a plain McpConfig uses those servers instead of the example', async () => {
+    const dir = tempDir()
+    const file = writeJson(dir, 'mcp.json', { servers: { fault: { command: NODE, args: [FAULT_SERVER] } } })
+    const r = await runCli(['--config', file])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stdout).toMatch(statusLine('fault', 'ready'))
+    expect(r.stdout).toContain('mcp_fault_echo')
+    expect(r.stdout).not.toContain('mcp_example_echo')
+  })
+
+  it('--config <openclaw.json> --agent <id> merges the agent servers over agents.defaults.mcp', async () => {
+    const dir = tempDir()
+    const file = writeJson(dir, 'openclaw.json', {
+      agents: {
+        defaults: { mcp: { servers: { shared: { command: NODE, args: [ECHO_SERVER] } } } },
+        list: [{ id: 'worker', mcp: { servers: { own: { command: NODE, args: [FAULT_SERVER] } } } }],
+      },
+    })
+    const withAgent = await runCli(['--config', file, '--agent', 'worker'])
+    expect(withAgent, withAgent.stderr).toMatchObject({ code: 0, signal: null })
+    expect(withAgent.stdout).toMatch(statusLine('shared', 'ready'))
+    expect(withAgent.stdout).toMatch(statusLine('own', 'ready'))
+    expect(withAgent.stdout).toContain('mcp_shared_echo')
+    expect(withAgent.stdout).toContain('mcp_own_echo')
+
+    const defaultsOnly = await runCli(['--config', file])
+    expect(defaultsOnly, defaultsOnly.stderr).toMatchObject({ code: 0, signal: null })
+    expect(defaultsOnly.stdout).toContain('mcp_shared_echo')
+    expect(defaultsOnly.stdout).not.toContain('mcp_own_echo')
+  })
+})

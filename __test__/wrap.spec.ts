@@ -1,0 +1,144 @@
+// The exported wrapExternalContent / detectSuspiciousPatterns against the golden
+// vectors produced by the original JavaScript (tests/fixtures/vectors, see its README).
+
+import fs from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { native, ROOT } from './helpers'
+
+const { wrapExternalContent, detectSuspiciousPatterns } = native
+
+interface WrapInput {
+  content: string
+  source: string
+  sender?: string
+  subject?: string
+  taskName?: string
+  includeWarning?: boolean
+}
+interface WrapCase { name: string; input: WrapInput; output: string; labelPatch?: boolean }
+interface PatternCase { name: string; input: string; output: string[] }
+
+const VECTORS = path.join(ROOT, 'tests', 'fixtures', 'vectors')
+const load = <T>(file: string): T => JSON.parse(fs.readFileSync(path.join(VECTORS, file), 'utf8')) as T
+
+function report(what: string, checked: number, failures: string[]) {
+  console.info(`${what}: ${checked - failures.length}/${checked} cases match`)
+}
+
+function show(s: string): string {
+  return JSON.stringify(s.length > 600 ? `${s.slice(0, 600)}…` : s)
+}
+
+/** Where two strings first differ, with some context on both sides. */
+function diff(expected: string, actual: string): string {
+  let i = 0
+  while (i < expected.length && i < actual.length && expected[i] === actual[i]) i++
+  const from = Math.max(0, i - 60)
+  return `first difference at UTF-16 offset ${i} (lengths ${expected.length} / ${actual.length})\n` +
+    `    expected …${JSON.stringify(expected.slice(from, i + 100))}\n` +
+    `    actual   …${JSON.stringify(actual.slice(from, i + 100))}`
+}
+
+describe('wrapExternalContent, id format (openclaw 2026.9.6 vectors)', () => {
+  const file = load<{ cases: WrapCase[]; counts: { cases: number; labelPatch: number; unpatched: number } }>('external-content.v2026.9.6.json')
+  // The exported function always prints `Source: MCP Server` for mcp_server (the
+  // PR #21530 label). The unpatched vectors print `External` for it, so those 50
+  // cases do not apply; the 160 labelPatch cases cover mcp_server instead.
+  const applicable = file.cases.filter((c) => c.labelPatch === true || c.input.source !== 'mcp_server')
+  const labelPatch = applicable.filter((c) => c.labelPatch === true)
+
+  it('the vector file is complete', () => {
+    expect(file.cases).toHaveLength(file.counts.cases)
+    expect(labelPatch).toHaveLength(file.counts.labelPatch)
+    expect(applicable.length).toBeGreaterThan(500)
+  })
+
+  it(`reproduces every applicable case byte for byte (${applicable.length} cases)`, () => {
+    const failures: string[] = []
+    for (const c of applicable) {
+      const out = wrapExternalContent(c.input.content, { ...c.input })
+      // The output before the first {{ID}} is fixed text (warning + start of the
+      // marker), so the real id sits at the same offset in the actual output.
+      const at = c.output.indexOf('{{ID}}')
+      const id = out.slice(at, at + 16)
+      if (!/^[0-9a-f]{16}$/.test(id)) {
+        failures.push(`${c.name}: no 16-hex id at offset ${at}: ${show(out)}`)
+        continue
+      }
+      const expected = c.output.split('{{ID}}').join(id)
+      if (out !== expected) failures.push(`${c.name}: ${diff(expected, out)}`)
+      else if (!out.endsWith(`<<<END_EXTERNAL_UNTRUSTED_CONTENT id="${id}">>>`)) failures.push(`${c.name}: end marker id differs`)
+    }
+    report(`id format (${labelPatch.length} labelPatch + ${applicable.length - labelPatch.length} plain)`, applicable.length, failures)
+    expect(failures.slice(0, 20)).toEqual([])
+  })
+
+  it('uses a fresh 16-hex id per call, the same in both markers', () => {
+    const ids = new Set<string>()
+    for (let i = 0; i < 50; i++) {
+      const out = wrapExternalContent('x', { source: 'mcp_server', sender: 's' })
+      const m = /<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]{16})">>>/.exec(out)
+      expect(m).not.toBeNull()
+      expect(out.endsWith(`\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="${m![1]}">>>`)).toBe(true)
+      ids.add(m![1])
+    }
+    expect(ids.size).toBe(50)
+  })
+
+  it("is the default format and prints 'MCP Server' for mcp_server", () => {
+    const out = wrapExternalContent('hello', { source: 'mcp_server', sender: 'fs', includeWarning: false })
+    expect(out).toMatch(/^\n<<<EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>\nSource: MCP Server\nFrom: fs\n---\nhello\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>$/)
+  })
+})
+
+describe('wrapExternalContent, legacy format (PR #21530 vectors)', () => {
+  const file = load<{ cases: WrapCase[]; counts: { cases: number } }>('external-content.legacy.json')
+
+  it(`reproduces every case byte for byte (${file.cases.length} cases)`, () => {
+    expect(file.cases).toHaveLength(file.counts.cases)
+    const failures: string[] = []
+    for (const c of file.cases) {
+      const out = wrapExternalContent(c.input.content, { ...c.input, format: 'legacy' })
+      if (out !== c.output) failures.push(`${c.name}: ${diff(c.output, out)}`)
+    }
+    report('legacy format', file.cases.length, failures)
+    expect(failures.slice(0, 20)).toEqual([])
+  })
+})
+
+describe('detectSuspiciousPatterns', () => {
+  for (const [label, fileName, format] of [
+    ['id format (14 patterns)', 'suspicious-patterns.v2026.9.6.json', 'id'],
+    ['legacy format (12 patterns)', 'suspicious-patterns.legacy.json', 'legacy'],
+  ] as const) {
+    const file = load<{ cases: PatternCase[]; patterns: Array<{ source: string }>; counts: { cases: number } }>(fileName)
+
+    it(`${label}: reproduces every case (${file.cases.length} cases)`, () => {
+      expect(file.cases).toHaveLength(file.counts.cases)
+      const failures: string[] = []
+      for (const c of file.cases) {
+        const out = format === 'id' ? detectSuspiciousPatterns(c.input) : detectSuspiciousPatterns(c.input, 'legacy')
+        if (JSON.stringify(out) !== JSON.stringify(c.output)) {
+          failures.push(`${c.name}: input ${show(c.input)}\n  expected ${JSON.stringify(c.output)}\n  actual   ${JSON.stringify(out)}`)
+        }
+      }
+      report(`suspicious patterns, ${label}`, file.cases.length, failures)
+      expect(failures.slice(0, 20)).toEqual([])
+    })
+
+    it(`${label}: an input containing every positive case reports all patterns in list order, statelessly`, () => {
+      const sources = file.patterns.map((p) => p.source)
+      // Every pattern has positives in the vectors; joined by blank lines, each
+      // still matches (the ^...$ one is multiline), so all of them must be reported.
+      const positives = file.cases.filter((c) => c.output.length > 0 && c.input.length < 10_000).map((c) => c.input)
+      const covered = new Set(file.cases.flatMap((c) => c.output))
+      expect([...covered].sort()).toEqual([...sources].sort())
+      const joined = positives.join('\n\n')
+      const detect = (s: string) => (format === 'id' ? detectSuspiciousPatterns(s) : detectSuspiciousPatterns(s, 'legacy'))
+      expect(detect(joined)).toEqual(sources)
+      expect(detect(joined)).toEqual(sources)
+      expect(detect('a perfectly ordinary sentence')).toEqual([])
+    })
+  }
+})
