@@ -110,6 +110,7 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProgressTap<T> {
     }
 }
 
+#[derive(Clone)]
 pub struct SessionHandler {
     server: String,
     tools_changed: Arc<Notify>,

@@ -29,6 +29,8 @@ pub struct StatusEntry {
     pub name: String,
     pub status: Status,
     pub tool_count: usize,
+    /// The transport of the last successful connection (`stdio`, `streamable-http`, `sse`).
+    pub transport: Option<&'static str>,
 }
 
 /// An agent tool with the routing it needs: which server, under which name there.
@@ -136,6 +138,7 @@ impl Manager {
                     name: s.name().to_owned(),
                     status: snap.status,
                     tool_count: snap.tools.len(),
+                    transport: snap.transport,
                 }
             })
             .collect()

@@ -12,7 +12,7 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, JsonObject, ServerResult,
 };
-use rmcp::service::{ClientCacheConfig, Peer, PeerRequestOptions, RoleClient};
+use rmcp::service::{ClientCacheConfig, Peer, PeerRequestOptions, RoleClient, RunningService};
 use secrecy::SecretString;
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
@@ -23,6 +23,7 @@ use crate::config::{ServerConfig, TransportKind};
 use crate::error::CallError;
 use crate::log::Log;
 use crate::secrets::SecretResolver;
+use crate::transport::remote::{self, RemoteSpec};
 use crate::transport::stdio::{self, ServerProcess, SpawnSpec};
 
 /// A server's state, as the contract names it.
@@ -69,6 +70,8 @@ pub struct Snapshot {
     pub status: Status,
     pub tools: Arc<Vec<ToolEntry>>,
     pub peer: Option<Peer<RoleClient>>,
+    /// The transport of the last successful connection: `stdio`, `streamable-http` or `sse`.
+    pub transport: Option<&'static str>,
 }
 
 /// Settings shared by every server of a manager.
@@ -107,6 +110,7 @@ impl Server {
             status: Status::Disconnected,
             tools: Arc::new(Vec::new()),
             peer: None,
+            transport: None,
         });
         Arc::new(Self {
             config,
@@ -142,11 +146,12 @@ impl Server {
         });
     }
 
-    fn set_ready(&self, peer: Peer<RoleClient>, tools: Vec<ToolEntry>) {
+    fn set_ready(&self, peer: Peer<RoleClient>, tools: Vec<ToolEntry>, transport: &'static str) {
         self.state.send_modify(|s| {
             s.status = Status::Ready;
             s.peer = Some(peer);
             s.tools = Arc::new(tools);
+            s.transport = Some(transport);
         });
     }
 
@@ -231,13 +236,13 @@ enum SessionEnd {
     Exited(String),
 }
 
-/// A connected stdio session.
+/// A connected session: an rmcp service, and for a local server its process.
 struct Session {
     peer: Peer<RoleClient>,
     cancel: rmcp::service::RunningServiceCancellationToken,
     /// The rmcp service task; `None` once it has ended.
     done: Option<ServiceDone>,
-    process: ServerProcess,
+    process: Option<ServerProcess>,
 }
 
 type ServiceDone = std::pin::Pin<
@@ -256,13 +261,37 @@ impl Session {
         }
     }
 
-    /// Closes the session (the server's stdin closes with it) and stops the process tree.
-    async fn close(self, grace: Duration) -> crate::transport::stdio::StderrTail {
+    fn new(
+        running: RunningService<RoleClient, SessionHandler>,
+        process: Option<ServerProcess>,
+    ) -> Self {
+        Self {
+            peer: running.peer().clone(),
+            cancel: running.cancellation_token(),
+            done: Some(Box::pin(running.waiting())),
+            process,
+        }
+    }
+
+    /// Resolves when the local server process exits (never for a remote server).
+    async fn process_exited(process: &mut Option<ServerProcess>) -> String {
+        match process {
+            Some(process) => process.exited().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// Closes the session (a local server's stdin closes with it) and stops the process tree.
+    /// Returns the server's last stderr lines (none for a remote server).
+    async fn close(self, grace: Duration) -> Vec<String> {
         self.cancel.cancel();
         if let Some(done) = self.done {
             let _ = tokio::time::timeout(grace, done).await;
         }
-        self.process.terminate(grace).await
+        match self.process {
+            Some(process) => process.terminate(grace).await.lines(),
+            None => Vec::new(),
+        }
     }
 }
 
@@ -291,8 +320,8 @@ pub async fn supervise(
         }
         server.set_status(Status::Connecting);
 
-        let env = match resolve_env(&server, &resolver).await {
-            Ok(env) => env,
+        let secrets = match resolve_secrets(&server, &resolver).await {
+            Ok(secrets) => secrets,
             Err(message) => {
                 // A secret problem is a configuration problem: no restart loop for it.
                 log.error(&format!("MCP server '{name}' failed to start: {message}"));
@@ -304,13 +333,13 @@ pub async fn supervise(
         };
 
         let attempt = tokio::select! {
-            attempt = connect(&server, &env, tools_changed.clone()) => attempt,
+            attempt = connect(&server, &secrets, tools_changed.clone()) => attempt,
             _ = shutdown.cancelled() => break 'life,
         };
         let failure = match attempt {
-            Ok((mut session, tools)) => {
+            Ok((mut session, tools, transport)) => {
                 let count = tools.len();
-                server.set_ready(session.peer.clone(), tools);
+                server.set_ready(session.peer.clone(), tools, transport);
                 log.info(&format!("MCP server '{name}' connected ({count} tools)"));
                 signal_first();
                 let ready_at = Instant::now();
@@ -337,11 +366,12 @@ pub async fn supervise(
             }
             Err(message) => Some(message),
         };
+        // The status is `error` before `start()` is released, so the caller sees the outcome.
+        server.set_status(Status::Error);
         if let Some(message) = failure {
             log.error(&format!("MCP server '{name}' failed to start: {message}"));
             signal_first();
         }
-        server.set_status(Status::Error);
 
         let max = server.config.max_restarts;
         if !server.config.restart_on_crash || restarts >= max {
@@ -370,18 +400,41 @@ pub fn restart_delay(restarts_so_far: u32) -> Duration {
     Duration::from_millis(ms.min(30_000))
 }
 
-async fn resolve_env(
+/// A server's `env` and `headers` with every reference resolved, for one start.
+struct ResolvedSecrets {
+    env: Vec<(String, SecretString)>,
+    headers: Vec<(String, SecretString)>,
+}
+
+async fn resolve_secrets(
     server: &Server,
     resolver: &SecretResolver,
+) -> Result<ResolvedSecrets, String> {
+    let config = &server.config;
+    let env = resolve_entries(server, resolver, &config.env).await?;
+    let headers = if config.transport == TransportKind::Stdio {
+        Vec::new()
+    } else {
+        resolve_entries(server, resolver, &config.headers).await?
+    };
+    Ok(ResolvedSecrets { env, headers })
+}
+
+async fn resolve_entries(
+    server: &Server,
+    resolver: &SecretResolver,
+    entries: &[(String, String)],
 ) -> Result<Vec<(String, SecretString)>, String> {
-    let env = &server.config.env;
-    if env.is_empty() {
+    if entries.is_empty() {
         return Ok(Vec::new());
     }
-    let resolved = resolver.resolve_all(env).await.map_err(|e| e.to_string())?;
+    let resolved = resolver
+        .resolve_all(entries)
+        .await
+        .map_err(|e| e.to_string())?;
     // Mask what came from a secret backend, and plaintext values under credential-like keys
     // too: a server that echoes its token back must not hand it to the model.
-    for ((key, raw), (_, value)) in env.iter().zip(&resolved) {
+    for ((key, raw), (_, value)) in entries.iter().zip(&resolved) {
         if crate::secrets::is_secret_uri(raw) || crate::secrets::looks_like_credential_key(key) {
             server.log.redactor().register(value);
         }
@@ -389,22 +442,68 @@ async fn resolve_env(
     Ok(resolved)
 }
 
-/// Spawns, initialises and lists tools, all within the server's connect timeout.
+/// Connects (spawning a local server), initialises and lists tools, all within the server's
+/// connect timeout.
 async fn connect(
     server: &Server,
-    env: &[(String, SecretString)],
+    secrets: &ResolvedSecrets,
     tools_changed: Arc<Notify>,
-) -> Result<(Session, Vec<ToolEntry>), String> {
+) -> Result<(Session, Vec<ToolEntry>, &'static str), String> {
     let config = &server.config;
-    match config.transport {
-        TransportKind::Stdio => {}
-        _ => {
-            return Err(format!(
-                "{} transport is not supported yet",
-                config.transport_name
-            ));
+    let handler = SessionHandler::new(&config.name, tools_changed, server.log.clone());
+    let connect_timeout = Duration::from_millis(config.timeout_ms);
+    let grace = server.options.shutdown_grace;
+    let (session, transport) = match config.transport {
+        TransportKind::Stdio => (connect_stdio(server, &secrets.env, handler).await?, "stdio"),
+        TransportKind::Http | TransportKind::Sse => {
+            let url = config
+                .url
+                .as_deref()
+                .ok_or_else(|| format!("{} transport requires 'url'", config.transport_name))?;
+            let spec = RemoteSpec {
+                server: &config.name,
+                url,
+                transport: config.transport,
+                headers: &secrets.headers,
+                ca_file: config.ca_file.as_deref(),
+                sse_fallback: config.sse_fallback,
+                connect_timeout,
+                max_message_bytes: server.options.max_message_bytes,
+            };
+            let (running, used) = remote::connect(&spec, handler, server.progress.clone()).await?;
+            (Session::new(running, None), used)
+        }
+    };
+    // Tool lists must be fresh after every restart; the cache would serve stale ones.
+    session
+        .peer
+        .set_response_cache_config(ClientCacheConfig::disabled())
+        .await;
+    let listed = tokio::time::timeout(connect_timeout, list_tools(server, &session.peer)).await;
+    match listed {
+        Ok(Ok(tools)) => Ok((session, tools, transport)),
+        Ok(Err(error)) => {
+            let lines = session.close(grace).await;
+            Err(with_stderr(format!("tools/list failed: {error}"), &lines))
+        }
+        Err(_) => {
+            let lines = session.close(grace).await;
+            let cause = format!(
+                "no answer to tools/list within {} ms",
+                connect_timeout.as_millis()
+            );
+            Err(with_stderr(cause, &lines))
         }
     }
+}
+
+/// Spawns the server and initialises the session over its stdio.
+async fn connect_stdio(
+    server: &Server,
+    env: &[(String, SecretString)],
+    handler: SessionHandler,
+) -> Result<Session, String> {
+    let config = &server.config;
     let command = config
         .command
         .as_deref()
@@ -416,67 +515,24 @@ async fn connect(
         env,
         cwd: config.cwd.as_deref(),
     };
-    let (process, transport) = stdio::spawn(&spec, server.options.max_message_bytes, &server.log)
-        .map_err(|e| e.to_string())?;
-    let handler = SessionHandler::new(&config.name, tools_changed, server.log.clone());
+    let (mut process, transport) =
+        stdio::spawn(&spec, server.options.max_message_bytes, &server.log)
+            .map_err(|e| e.to_string())?;
     let transport = ProgressTap::new(transport, server.progress.clone());
     let connect_timeout = Duration::from_millis(config.timeout_ms);
-    let grace = server.options.shutdown_grace;
-    let fail = |process: ServerProcess, cause: String| async move {
-        let tail = process.terminate(grace).await;
-        with_stderr(cause, &tail.lines())
+    let cause = match tokio::time::timeout(connect_timeout, handler.serve(transport)).await {
+        Ok(Ok(running)) => return Ok(Session::new(running, Some(process))),
+        Ok(Err(error)) => match process.exit_within(Duration::from_millis(200)).await {
+            Some(how) => format!("server process {how} during initialization"),
+            None => format!("initialize failed: {error}"),
+        },
+        Err(_) => format!(
+            "no answer to initialize within {} ms",
+            connect_timeout.as_millis()
+        ),
     };
-
-    let running = match tokio::time::timeout(connect_timeout, handler.serve(transport)).await {
-        Ok(Ok(running)) => running,
-        Ok(Err(error)) => {
-            let mut process = process;
-            let cause = match process.exit_within(Duration::from_millis(200)).await {
-                Some(how) => format!("server process {how} during initialization"),
-                None => format!("initialize failed: {error}"),
-            };
-            return Err(fail(process, cause).await);
-        }
-        Err(_) => {
-            let cause = format!(
-                "no answer to initialize within {} ms",
-                connect_timeout.as_millis()
-            );
-            return Err(fail(process, cause).await);
-        }
-    };
-    let peer = running.peer().clone();
-    // Tool lists must be fresh after every restart; the cache would serve stale ones.
-    peer.set_response_cache_config(ClientCacheConfig::disabled())
-        .await;
-    let cancel = running.cancellation_token();
-    let done = Box::pin(running.waiting());
-    let session = Session {
-        peer: peer.clone(),
-        cancel,
-        done: Some(done),
-        process,
-    };
-    match tokio::time::timeout(connect_timeout, list_tools(server, &peer)).await {
-        Ok(Ok(tools)) => Ok((session, tools)),
-        Ok(Err(error)) => {
-            let tail = session.close(grace).await;
-            Err(with_stderr(
-                format!("tools/list failed: {error}"),
-                &tail.lines(),
-            ))
-        }
-        Err(_) => {
-            let tail = session.close(grace).await;
-            Err(with_stderr(
-                format!(
-                    "no answer to tools/list within {} ms",
-                    connect_timeout.as_millis()
-                ),
-                &tail.lines(),
-            ))
-        }
-    }
+    let tail = process.terminate(server.options.shutdown_grace).await;
+    Err(with_stderr(cause, &tail.lines()))
 }
 
 fn with_stderr(cause: String, lines: &[String]) -> String {
@@ -522,15 +578,20 @@ async fn watch_session(
     loop {
         tokio::select! {
             _ = shutdown.cancelled() => return SessionEnd::Shutdown,
-            how = session.process.exited() => return SessionEnd::Exited(format!("process {how}")),
+            how = Session::process_exited(&mut session.process) => {
+                return SessionEnd::Exited(format!("process {how}"));
+            }
             _ = Session::service_ended(&mut session.done) => {
-                // Usually the process is exiting; say how, if it does so promptly.
-                return SessionEnd::Exited(
-                    match session.process.exit_within(Duration::from_millis(250)).await {
-                        Some(how) => format!("process {how}"),
-                        None => "the server closed its output".to_owned(),
-                    },
-                );
+                // A local server is usually exiting; say how, if it does so promptly.
+                let how = match session.process.as_mut() {
+                    Some(process) => process.exit_within(Duration::from_millis(250)).await,
+                    None => None,
+                };
+                return SessionEnd::Exited(match (how, &session.process) {
+                    (Some(how), _) => format!("process {how}"),
+                    (None, Some(_)) => "the server closed its output".to_owned(),
+                    (None, None) => "the connection closed".to_owned(),
+                });
             }
             _ = tools_changed.notified() => {
                 let timeout = Duration::from_millis(server.config.timeout_ms);

@@ -21,6 +21,8 @@ pub struct McpServerStatusEntry {
     #[napi(ts_type = "McpServerStatus")]
     pub status: String,
     pub tool_count: u32,
+    /// The transport of the last successful connection: `stdio`, `streamable-http` or `sse`.
+    pub transport: Option<String>,
 }
 
 #[napi(js_name = "McpManager")]
@@ -135,6 +137,7 @@ impl JsMcpManager {
                 name: s.name,
                 status: s.status.as_str().to_owned(),
                 tool_count: s.tool_count as u32,
+                transport: s.transport.map(str::to_owned),
             })
             .collect()
     }

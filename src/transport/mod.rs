@@ -1,5 +1,6 @@
-//! How the manager reaches a server. Only stdio exists so far; Streamable HTTP and legacy SSE
-//! slot in beside it as further variants of [`Connection`].
+//! How the manager reaches a server: a local child process over stdio, or a remote server over
+//! Streamable HTTP or legacy SSE.
 
 pub mod orphan_guard;
+pub mod remote;
 pub mod stdio;
