@@ -90,6 +90,11 @@ pub struct ServerConfig {
     pub resources: bool,
     pub resource_filter: Vec<String>,
     pub resource_refresh_ms: u64,
+    /// http / sse: a PEM file of extra CA certificates trusted for this server, on top of the
+    /// system roots (a private server with its own CA).
+    pub ca_file: Option<String>,
+    /// http: retry as legacy SSE when the first POST gets a 4xx typical of an SSE-only server.
+    pub sse_fallback: bool,
 }
 
 impl ServerConfig {
@@ -115,6 +120,8 @@ impl ServerConfig {
             resources: true,
             resource_filter: Vec::new(),
             resource_refresh_ms: DEFAULT_RESOURCE_REFRESH_MS,
+            ca_file: None,
+            sse_fallback: true,
         }
     }
 
@@ -162,6 +169,8 @@ impl fmt::Debug for ServerConfig {
             .field("resources", &self.resources)
             .field("resource_filter", &self.resource_filter)
             .field("resource_refresh_ms", &self.resource_refresh_ms)
+            .field("ca_file", &self.ca_file)
+            .field("sse_fallback", &self.sse_fallback)
             .finish()
     }
 }

@@ -248,6 +248,8 @@ fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerC
             "cwd" => s.cwd = check_string(p, val, issues),
             "url" => s.url = check_string(p, val, issues),
             "toolPrefix" => s.tool_prefix = check_string(p, val, issues),
+            "caFile" => s.ca_file = check_string(p, val, issues),
+            "sseFallback" => s.sse_fallback = check_bool(p, val, issues).unwrap_or(s.sse_fallback),
             "args" => s.args = check_string_array(p, val, issues).unwrap_or_default(),
             "resourceFilter" => {
                 s.resource_filter = check_string_array(p, val, issues).unwrap_or_default()
