@@ -10,7 +10,7 @@ echo "== Rust core: cargo test (--no-default-features: no napi) =="
 cargo test --no-default-features --target "$host"
 
 echo "== Build the addon ($host, debug) =="
-npx napi build --platform --target "$host"
+npx napi build --platform --target "$host" --js binding.js --dts binding.d.ts
 
 echo "== Types: a strict TypeScript program using the whole API =="
 npx tsc -p __test__/types/tsconfig.json
