@@ -224,7 +224,10 @@ fn parse_table() {
         assert_eq!(e.to_string(), expected);
         assert_eq!(e.uri(), input, "the error carries the reference");
     }
-    assert_eq!(BUILTIN_PROVIDERS, ["env", "file", "gcp", "aws", "vault"]);
+    assert_eq!(
+        BUILTIN_PROVIDERS,
+        ["env", "file", "gcp", "aws", "vault", "exec"]
+    );
 }
 
 // ---------------------------------------------------------------- env
@@ -267,7 +270,8 @@ async fn env_provider() {
 
 #[tokio::test]
 async fn plain_values_pass_through() {
-    for v in ["", "plain", "${VAR}", "SECRET://env/X", "Bearer abc"] {
+    // `${VAR}` is substituted now (tests/secrets_backends.rs), so it is no plain value.
+    for v in ["", "plain", "SECRET://env/X", "Bearer abc"] {
         assert_eq!(resolve(v).await.unwrap(), v);
     }
 }
@@ -471,7 +475,9 @@ async fn file_tilde_expansion() {
 
 #[tokio::test]
 async fn known_but_unimplemented_providers() {
-    let r = SecretResolver::with_default_providers();
+    // Every built-in provider is registered by default now; a resolver without them still
+    // knows their names and says they are not available.
+    let r = SecretResolver::empty();
     for p in ["gcp", "aws", "vault"] {
         let uri = format!("secret://{p}/some/name#v");
         assert!(parse_secret_uri(&uri).unwrap().is_some());
@@ -482,6 +488,7 @@ async fn known_but_unimplemented_providers() {
         );
         assert_eq!(e.uri(), uri);
     }
+    let r = SecretResolver::with_default_providers();
     let e = r.resolve("secret://nope/x").await.unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -503,7 +510,10 @@ async fn custom_provider_through_the_trait() {
         calls: calls.clone(),
         delay: Duration::ZERO,
     });
-    assert_eq!(r.provider_names(), ["env", "file", "test"]);
+    assert_eq!(
+        r.provider_names(),
+        ["aws", "env", "exec", "file", "gcp", "test", "vault"]
+    );
     assert!(
         parse_secret_uri("secret://test/x").is_err(),
         "the free function knows only built-in names"

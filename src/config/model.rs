@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+pub use crate::policy::ToolFilter;
+
 /// Default connect timeout (`timeout`), in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// Default per-call tool timeout (`toolTimeout`), in milliseconds.
@@ -74,11 +76,15 @@ pub struct ServerConfig {
     pub transport_name: String,
     pub command: Option<String>,
     pub args: Vec<String>,
-    /// In input order. Values may be `secret://` references (resolved at start).
+    /// In input order. Values may be `secret://` references (resolved at start),
+    /// including the canonical form of an OpenClaw SecretRef object
+    /// (`secret://env/ID`, `secret://file/@PROVIDER#ID`, `secret://exec/PROVIDER#ID`,
+    /// see [`crate::secrets::secret_ref_to_uri`]), and plain values may hold
+    /// `${VAR}` references (substituted at start).
     pub env: Vec<(String, String)>,
     pub cwd: Option<String>,
     pub url: Option<String>,
-    /// In input order. Values may be `secret://` references (resolved at start).
+    /// In input order. Values as in [`ServerConfig::env`].
     pub headers: Vec<(String, String)>,
     pub timeout_ms: u64,
     pub tool_timeout_ms: u64,
@@ -90,6 +96,9 @@ pub struct ServerConfig {
     pub resources: bool,
     pub resource_filter: Vec<String>,
     pub resource_refresh_ms: u64,
+    /// `toolFilter { include, exclude }` over the server's own tool names;
+    /// empty (the default) keeps every tool.
+    pub tool_filter: ToolFilter,
     /// http / sse: a PEM file of extra CA certificates trusted for this server, on top of the
     /// system roots (a private server with its own CA).
     pub ca_file: Option<String>,
@@ -120,6 +129,7 @@ impl ServerConfig {
             resources: true,
             resource_filter: Vec::new(),
             resource_refresh_ms: DEFAULT_RESOURCE_REFRESH_MS,
+            tool_filter: ToolFilter::default(),
             ca_file: None,
             sse_fallback: true,
         }
@@ -169,6 +179,7 @@ impl fmt::Debug for ServerConfig {
             .field("resources", &self.resources)
             .field("resource_filter", &self.resource_filter)
             .field("resource_refresh_ms", &self.resource_refresh_ms)
+            .field("tool_filter", &self.tool_filter)
             .field("ca_file", &self.ca_file)
             .field("sse_fallback", &self.sse_fallback)
             .finish()

@@ -125,7 +125,12 @@ fn check_string_array(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<
     ok.then_some(out)
 }
 
-fn check_string_map(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<(String, String)>> {
+/// An `env`/`headers` map: each value a string, or an OpenClaw SecretRef object
+/// (an object with a `source` key: `{ source, provider, id }`), which becomes
+/// its canonical `secret://` string in the typed model (see
+/// [`crate::secrets::secret_ref_to_uri`]); the JSON `data` keeps the object as
+/// written. Any other object is `Expected string, received object`, as before.
+fn check_value_map(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<(String, String)>> {
     let Value::Object(map) = v else {
         issues.expected(path, "object", v);
         return None;
@@ -135,6 +140,15 @@ fn check_string_map(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<(S
     for (k, item) in map {
         match item {
             Value::String(s) => out.push((k.clone(), s.clone())),
+            Value::Object(obj) if obj.contains_key("source") => {
+                match crate::secrets::secret_ref_to_uri(obj) {
+                    Ok(uri) => out.push((k.clone(), uri)),
+                    Err(message) => {
+                        issues.push(&format!("{path}.{k}"), message);
+                        ok = false;
+                    }
+                }
+            }
             other => {
                 issues.expected(&format!("{path}.{k}"), "string", other);
                 ok = false;
@@ -254,8 +268,8 @@ fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerC
             "resourceFilter" => {
                 s.resource_filter = check_string_array(p, val, issues).unwrap_or_default()
             }
-            "env" => s.env = check_string_map(p, val, issues).unwrap_or_default(),
-            "headers" => s.headers = check_string_map(p, val, issues).unwrap_or_default(),
+            "env" => s.env = check_value_map(p, val, issues).unwrap_or_default(),
+            "headers" => s.headers = check_value_map(p, val, issues).unwrap_or_default(),
             "timeout" => s.timeout_ms = check_duration(p, val, issues).unwrap_or(s.timeout_ms),
             "toolTimeout" => {
                 s.tool_timeout_ms = check_duration(p, val, issues).unwrap_or(s.tool_timeout_ms)
@@ -265,6 +279,10 @@ fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerC
                     check_duration(p, val, issues).unwrap_or(s.resource_refresh_ms)
             }
             "maxRestarts" => s.max_restarts = check_count(p, val, issues).unwrap_or(s.max_restarts),
+            "toolFilter" => match super::tool_filter::parse_tool_filter(p, val) {
+                Ok(filter) => s.tool_filter = filter,
+                Err(found) => issues.0.extend(found),
+            },
             other => issues.push(&base, format_args!("Unrecognized key '{}'", excerpt(other))),
         }
     }

@@ -43,6 +43,16 @@ pub enum SecretError {
         uri: String,
         reason: String,
     },
+    /// `${NAME}` inside a plain value with `NAME` unset or empty. `uri` is `${NAME}`.
+    #[error(
+        "Environment variable '{name}' {} (from ${{{name}}})",
+        if *empty { "is empty" } else { "not set" }
+    )]
+    VarNotSet {
+        name: String,
+        uri: String,
+        empty: bool,
+    },
     /// Resolution did not finish within the resolver's deadline.
     #[error("Timed out resolving {uri} after {ms} ms")]
     Timeout { uri: String, ms: u128 },
@@ -69,17 +79,30 @@ impl SecretError {
             | Self::FileNotFound { uri, .. }
             | Self::FieldNotFound { uri, .. }
             | Self::FileRead { uri, .. }
+            | Self::VarNotSet { uri, .. }
             | Self::Timeout { uri, .. }
             | Self::Provider { uri, .. } => uri,
         }
     }
 
-    /// A provider-specific failure for `r`.
+    /// A provider-specific failure for `r`, shown as given.
     pub fn provider(r: &crate::secrets::SecretRef, message: impl Into<String>) -> Self {
         Self::Provider {
             provider: r.provider.clone(),
             uri: r.uri(),
             message: message.into(),
+        }
+    }
+
+    /// A provider-specific failure for `r`, shown as
+    /// `Cannot resolve <uri>: <cause>`. `cause` must hold no value and no
+    /// response body.
+    pub fn cannot_resolve(r: &crate::secrets::SecretRef, cause: impl std::fmt::Display) -> Self {
+        let uri = r.uri();
+        Self::Provider {
+            provider: r.provider.clone(),
+            message: format!("Cannot resolve {uri}: {cause}"),
+            uri,
         }
     }
 }

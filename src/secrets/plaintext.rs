@@ -4,15 +4,12 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::template::has_env_refs;
 use super::uri::is_secret_uri;
 
 static CREDENTIAL_KEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)password|secret|token|key|credential|auth").expect("static regex")
 });
-
-/// `${NAME}` substitution (current OpenClaw): such a value is a reference, not a credential.
-static VAR_REF: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}").expect("static regex"));
 
 /// Whether `key` looks like it names a credential
 /// (`/password|secret|token|key|credential|auth/i`; `Authorization` matches).
@@ -21,13 +18,13 @@ pub fn looks_like_credential_key(key: &str) -> bool {
 }
 
 fn is_plaintext(value: &str) -> bool {
-    !value.is_empty() && !is_secret_uri(value) && !VAR_REF.is_match(value)
+    !value.is_empty() && !is_secret_uri(value) && !has_env_refs(value)
 }
 
 /// One warning per `env`/`headers` entry (env first, then headers, each in
 /// order) whose key looks like a credential and whose value is a non-empty
 /// plain value: not a `secret://` reference and containing no `${VAR}`
-/// reference. The value itself is never included.
+/// reference (`VAR` upper-case, as substituted by the resolver). The value itself is never included.
 pub fn plaintext_credential_warnings(
     server: &str,
     env: &[(String, String)],

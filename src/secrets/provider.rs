@@ -9,8 +9,13 @@ use std::time::Duration;
 
 use secrecy::SecretString;
 
+use super::env::EnvSourceProvider;
+use super::template::{has_env_refs, substitute_env_refs};
 use super::uri::{BUILTIN_PROVIDERS, parse_syntax};
-use super::{EnvProvider, FileProvider, SecretError, SecretRef};
+use super::{
+    AwsProvider, EnvSource, ExecProvider, FileProvider, GcpProvider, ProviderDefinitions, Redactor,
+    SecretError, SecretRef, VaultProvider, looks_like_credential_key,
+};
 
 /// The future a provider returns: boxed so that the trait stays object-safe
 /// (`Arc<dyn SecretProvider>`), `Send` so resolution can run on any runtime
@@ -43,6 +48,10 @@ pub const DEFAULT_RESOLVE_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct SecretResolver {
     providers: HashMap<String, Arc<dyn SecretProvider>>,
     timeout: Duration,
+    /// Where `${VAR}` substitutions read.
+    env: EnvSource,
+    /// When set, every resolved secret is registered here before it is returned.
+    redactor: Option<Redactor>,
 }
 
 impl Default for SecretResolver {
@@ -56,6 +65,8 @@ impl fmt::Debug for SecretResolver {
         f.debug_struct("SecretResolver")
             .field("providers", &self.provider_names())
             .field("timeout", &self.timeout)
+            .field("env", &self.env)
+            .field("redactor", &self.redactor.is_some())
             .finish()
     }
 }
@@ -65,6 +76,8 @@ enum Slot<'v> {
     Plain(&'v str),
     /// Index into the list of unique references.
     Ref(usize),
+    /// A plain value after `${VAR}` substitution.
+    Substituted(SecretString),
 }
 
 impl SecretResolver {
@@ -73,15 +86,65 @@ impl SecretResolver {
         Self {
             providers: HashMap::new(),
             timeout: DEFAULT_RESOLVE_TIMEOUT,
+            env: EnvSource::Process,
+            redactor: None,
         }
     }
 
-    /// A resolver with the `env` and `file` providers and a 10 s deadline.
+    /// A resolver with every built-in provider (`env`, `file`, `aws`, `gcp`,
+    /// `vault`, and `exec` without definitions) reading the process
+    /// environment, and a 10 s deadline.
     pub fn with_default_providers() -> Self {
+        Self::with_default_providers_in(EnvSource::Process)
+    }
+
+    /// Like [`Self::with_default_providers`], but every provider and every
+    /// `${VAR}` substitution reads `env` (`HOME` included) instead of the
+    /// process environment. The `exec` provider's children still inherit the
+    /// process environment (see [`crate::secrets::ExecDefinition`]).
+    pub fn with_default_providers_in(env: EnvSource) -> Self {
         let mut r = Self::empty();
-        r.register(EnvProvider);
-        r.register(FileProvider::new());
+        r.env = env.clone();
+        r.register(EnvSourceProvider(env.clone()));
+        let file = match (&env, env.home()) {
+            (EnvSource::Fixed(_), Some(home)) => FileProvider::with_home(home),
+            _ => FileProvider::new(),
+        };
+        r.register(file);
+        r.register(AwsProvider::with_env(env.clone()));
+        r.register(GcpProvider::with_env(env.clone()));
+        r.register(VaultProvider::with_env(env));
+        r.register(ExecProvider::default());
         r
+    }
+
+    /// Installs OpenClaw `secrets.providers` definitions: replaces the `exec`
+    /// provider with one holding `defs.exec`, and the `file` provider with one
+    /// that also knows `defs.file` (for `secret://file/@<name>#<id>`).
+    pub fn with_provider_definitions(mut self, defs: ProviderDefinitions) -> Self {
+        let file = match (&self.env, self.env.home()) {
+            (EnvSource::Fixed(_), Some(home)) => FileProvider::with_home(home),
+            _ => FileProvider::new(),
+        };
+        self.register(file.with_definitions(defs.file));
+        self.register(ExecProvider::new(defs.exec));
+        self
+    }
+
+    /// Registers every value this resolver returns from a reference with
+    /// `redactor` before returning it: each fetched `secret://` value, and for
+    /// `${VAR}` substitutions the variable's own value when the variable name
+    /// or the entry key looks like a credential
+    /// ([`crate::secrets::looks_like_credential_key`]). Plain values are not
+    /// registered.
+    pub fn with_redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = Some(redactor);
+        self
+    }
+
+    /// Where `${VAR}` substitutions read.
+    pub fn env_source(&self) -> &EnvSource {
+        &self.env
     }
 
     /// Adds `provider`, replacing any provider of the same name.
@@ -165,10 +228,25 @@ impl SecretResolver {
     /// `secret://` reference is fetched within the resolver's deadline.
     pub async fn resolve(&self, value: &str) -> Result<SecretString, SecretError> {
         match self.parse(value)? {
+            None if has_env_refs(value) => {
+                let sub = substitute_env_refs(value, &self.env)?;
+                if let Some(red) = &self.redactor {
+                    for (name, v) in &sub.vars {
+                        if looks_like_credential_key(name) {
+                            red.register(v);
+                        }
+                    }
+                }
+                Ok(sub.value)
+            }
             None => Ok(SecretString::from(value)),
             Some(r) => {
                 let deadline = tokio::time::Instant::now() + self.timeout;
-                self.resolve_ref_until(&r, deadline, self.timeout).await
+                let v = self.resolve_ref_until(&r, deadline, self.timeout).await?;
+                if let Some(red) = &self.redactor {
+                    red.register(&v);
+                }
+                Ok(v)
             }
         }
     }
@@ -185,7 +263,9 @@ impl SecretResolver {
     /// order kept.
     ///
     /// - Every value is parsed first; the first invalid one (in entry order)
-    ///   fails the call before anything is fetched.
+    ///   fails the call before anything is fetched. Plain values get their
+    ///   `${VAR}` references substituted in this step (a missing variable
+    ///   fails the call the same way).
     /// - Each distinct URI is fetched once, all of them concurrently.
     /// - Any failure fails the whole call (the first failure observed).
     /// - The whole call is bounded by `timeout`; on expiry the error names a
@@ -198,8 +278,19 @@ impl SecretResolver {
         let mut unique: Vec<SecretRef> = Vec::new();
         let mut index: HashMap<&str, usize> = HashMap::new();
         let mut slots: Vec<Slot<'_>> = Vec::with_capacity(entries.len());
-        for (_, value) in entries {
+        let mut var_values: Vec<SecretString> = Vec::new();
+        for (key, value) in entries {
             match self.parse(value)? {
+                None if has_env_refs(value) => {
+                    let sub = substitute_env_refs(value, &self.env)?;
+                    let key_is_credential = looks_like_credential_key(key);
+                    for (name, v) in sub.vars {
+                        if key_is_credential || looks_like_credential_key(&name) {
+                            var_values.push(v);
+                        }
+                    }
+                    slots.push(Slot::Substituted(sub.value));
+                }
                 None => slots.push(Slot::Plain(value)),
                 Some(r) => {
                     let i = *index.entry(value.as_str()).or_insert_with(|| {
@@ -219,6 +310,12 @@ impl SecretResolver {
         )
         .await?;
 
+        if let Some(red) = &self.redactor {
+            for v in fetched.iter().chain(&var_values) {
+                red.register(v);
+            }
+        }
+
         Ok(entries
             .iter()
             .zip(slots)
@@ -226,6 +323,7 @@ impl SecretResolver {
                 let value = match slot {
                     Slot::Plain(v) => SecretString::from(v),
                     Slot::Ref(i) => fetched[i].clone(),
+                    Slot::Substituted(v) => v,
                 };
                 (key.clone(), value)
             })

@@ -8,8 +8,13 @@
 //! JSON-escaped (JSON text inside a JSON string); percent-encoded as
 //! `encodeURIComponent` does (upper- and lower-case hex), RFC 3986 style (only
 //! unreserved characters kept) and `application/x-www-form-urlencoded` style
-//! (space as `+`). Every occurrence becomes [`REDACTED`]; overlapping values are
-//! resolved leftmost-longest.
+//! (space as `+`); base64-encoded (standard and URL-safe alphabets, padded
+//! or not), including inside a longer base64 text such as a Basic
+//! `Authorization` header: for each of the three byte alignments the run of
+//! base64 characters that depends only on the value is searched (the one or
+//! two edge characters shared with neighbouring bytes stay visible). Every
+//! occurrence becomes [`REDACTED`]; overlapping values are resolved
+//! leftmost-longest.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -186,12 +191,62 @@ fn spellings(v: &str) -> Vec<Zeroizing<String>> {
         percent_encode(v, Pct::Rfc3986, true),
         percent_encode(v, Pct::Form, true),
     ];
-    let mut out: Vec<Zeroizing<String>> = Vec::with_capacity(candidates.len());
-    for c in candidates {
+    let mut out: Vec<Zeroizing<String>> = Vec::with_capacity(candidates.len() + 8);
+    for c in candidates.into_iter().chain(base64_spellings(v)) {
         if !out.iter().any(|o| o.as_str() == c.as_str()) {
             out.push(c);
         }
     }
+    out
+}
+
+/// Shortest base64 run searched for: shorter runs would match unrelated text
+/// too often.
+const MIN_BASE64_CORE: usize = 8;
+
+/// Base64 spellings of `v`: the whole padded encoding (standard and URL-safe
+/// alphabets), and for each alignment 0..3 inside a longer byte string, the
+/// characters that encode only bytes of `v`.
+fn base64_spellings(v: &str) -> Vec<Zeroizing<String>> {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
+
+    let bytes = v.as_bytes();
+    let mut out = Vec::with_capacity(8);
+    let whole = Zeroizing::new(STANDARD.encode(bytes));
+    for shift in 0..3usize {
+        let mut shifted = Zeroizing::new(Vec::with_capacity(shift + bytes.len()));
+        shifted.resize(shift, 0u8);
+        shifted.extend_from_slice(bytes);
+        let enc = Zeroizing::new(STANDARD_NO_PAD.encode(&shifted[..]));
+        // Character i covers bits [6i, 6i + 6); it depends on `v` alone when
+        // those bits lie inside bytes shift..shift + len.
+        let first = (8 * shift).div_ceil(6);
+        let end = (8 * (shift + bytes.len())) / 6; // exclusive
+        if end > first && end - first >= MIN_BASE64_CORE {
+            out.push(Zeroizing::new(enc[first..end].to_owned()));
+        }
+    }
+    if whole.len() >= MIN_BASE64_CORE {
+        out.push(whole);
+    }
+    // The URL-safe alphabet differs only in '+' → '-' and '/' → '_'.
+    let url_safe: Vec<Zeroizing<String>> = out
+        .iter()
+        .filter(|s| s.contains(['+', '/']))
+        .map(|s| {
+            let mut u = Zeroizing::new(String::with_capacity(s.len()));
+            for c in s.chars() {
+                u.push(match c {
+                    '+' => '-',
+                    '/' => '_',
+                    c => c,
+                });
+            }
+            u
+        })
+        .collect();
+    out.extend(url_safe);
     out
 }
 
@@ -266,4 +321,36 @@ fn percent_encode(s: &str, style: Pct, upper: bool) -> Zeroizing<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod base64_tests {
+    use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+
+    #[test]
+    fn base64_spellings_are_masked_at_every_alignment() {
+        let secret = "s3cr3t/value+with?odd>bytes";
+        let r = Redactor::new();
+        r.register(&SecretString::from(secret));
+        for prefix in ["", "u", "us", "user:"] {
+            let enc = STANDARD.encode(format!("{prefix}{secret}"));
+            let out = r.redact(&enc);
+            assert!(out.contains(REDACTED), "{prefix:?}: {out}");
+            // At most the 2 edge characters on each side survive.
+            let visible = out.replace(REDACTED, "");
+            assert!(
+                visible.len() <= prefix.len() * 4 / 3 + 2 + 4,
+                "{prefix:?}: {out}"
+            );
+        }
+        let url = URL_SAFE_NO_PAD.encode(secret);
+        assert_eq!(r.redact(&url), REDACTED);
+        assert_eq!(r.redact(&STANDARD.encode(secret)), REDACTED);
+        // Values below MIN_REDACT_LEN get no patterns at all, base64 included.
+        let short = Redactor::new();
+        short.register(&SecretString::from("abcd"));
+        assert_eq!(short.redact("YWJjZA=="), "YWJjZA==");
+    }
 }

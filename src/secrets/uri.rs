@@ -7,10 +7,10 @@ use super::SecretError;
 /// The scheme prefix that marks a value as a reference.
 pub const SECRET_SCHEME: &str = "secret://";
 
-/// Provider names this crate knows: `env` and `file` are implemented here;
-/// `gcp`, `aws` and `vault` are promised by the design and plug in later through
-/// [`crate::secrets::SecretProvider`].
-pub const BUILTIN_PROVIDERS: &[&str] = &["env", "file", "gcp", "aws", "vault"];
+/// Provider names this crate knows and implements: `env`, `file`, `gcp`,
+/// `aws`, `vault` (the design's), and `exec` (the canonical form of OpenClaw's
+/// exec SecretRefs, `secret://exec/<provider>#<id>`).
+pub const BUILTIN_PROVIDERS: &[&str] = &["env", "file", "gcp", "aws", "vault", "exec"];
 
 /// A parsed reference. It holds no secret: `Debug`/`Display` are safe to log.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
