@@ -57,9 +57,9 @@ impl std::fmt::Display for Status {
 /// A server tool as the agent sees it, built once per discovery.
 #[derive(Debug, Clone)]
 pub struct ToolEntry {
-    /// The server's own name for the tool (what `tools/call` is sent with).
+    /// The server's own name for the tool (what `tools/call` is sent with). The agent-facing
+    /// name is assigned by the manager across all servers (`bridge::assign_tool_names`).
     pub mcp_name: String,
-    pub agent_name: String,
     pub label: String,
     pub description: String,
     pub parameters: Arc<serde_json::Value>,
@@ -83,6 +83,9 @@ pub struct RuntimeOptions {
     pub max_message_bytes: usize,
     /// A server that stayed ready this long gets its restart budget back.
     pub restart_budget_reset: Duration,
+    /// Legacy SSE: the longest silence on the event stream before the session ends (a
+    /// keep-alive ping is sent half-way through). Zero: unbounded.
+    pub sse_idle_timeout: Duration,
 }
 
 impl Default for RuntimeOptions {
@@ -91,6 +94,7 @@ impl Default for RuntimeOptions {
             shutdown_grace: Duration::from_secs(2),
             max_message_bytes: 64 * 1024 * 1024,
             restart_budget_reset: Duration::from_secs(60),
+            sse_idle_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -183,6 +187,12 @@ impl Server {
     ) -> Result<CallToolResult, CallError> {
         if cancel.is_cancelled() {
             return Err(CallError::Aborted);
+        }
+        if !self.config.tool_filter.allows(tool) {
+            return Err(CallError::Refused(format!(
+                "tool '{tool}' is excluded by servers.{}.toolFilter",
+                self.config.name
+            )));
         }
         let peer = self.ready_peer()?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
@@ -469,6 +479,8 @@ async fn connect(
                 sse_fallback: config.sse_fallback,
                 connect_timeout,
                 max_message_bytes: server.options.max_message_bytes,
+                idle_timeout: Some(server.options.sse_idle_timeout).filter(|d| !d.is_zero()),
+                log: &server.log,
             };
             let (running, used) = remote::connect(&spec, handler, server.progress.clone()).await?;
             (Session::new(running, None), used)
@@ -542,7 +554,8 @@ fn with_stderr(cause: String, lines: &[String]) -> String {
     format!("{cause}\nLast stderr lines:\n{}", lines.join("\n"))
 }
 
-/// Every page of `tools/list`, bridged into agent tools.
+/// Every page of `tools/list`, minus what the server's `toolFilter` leaves out, bridged into
+/// agent tools (schema, label, description; the name is the manager's to assign).
 async fn list_tools(server: &Server, peer: &Peer<RoleClient>) -> Result<Vec<ToolEntry>, CallError> {
     let tools = peer
         .list_all_tools()
@@ -551,15 +564,11 @@ async fn list_tools(server: &Server, peer: &Peer<RoleClient>) -> Result<Vec<Tool
     let config = &server.config;
     Ok(tools
         .iter()
+        .filter(|tool| config.tool_filter.allows(&tool.name))
         .map(|tool| {
             let schema = serde_json::Value::Object((*tool.input_schema).clone());
             ToolEntry {
                 mcp_name: tool.name.to_string(),
-                agent_name: bridge::compat_tool_name(
-                    &config.name,
-                    config.tool_prefix.as_deref(),
-                    &tool.name,
-                ),
                 label: bridge::tool_label(&config.name, &tool.name),
                 description: bridge::tool_description(&config.name, tool.description.as_deref()),
                 parameters: Arc::new(bridge::convert_schema(Some(&schema))),

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+// A client for the official MCP conformance runner (@modelcontextprotocol/conformance), built on
+// the native addon: `conformance client --command <this file> --scenario <name>`.
+//
+// The runner passes the scenario server's URL as the last argument and the scenario's name in
+// MCP_CONFORMANCE_SCENARIO (MCP_CONFORMANCE_CONTEXT holds extra data for OAuth scenarios, which
+// this client does not run). The client connects the way OpenClaw would (an `http` server in an
+// McpManager), lists the tools, calls each one with arguments made from its schema, then shuts
+// down and exits by itself (a hard deadline makes sure of that).
+//
+// MCP_NATIVE_ADDON: path of the `.node` file to load (scripts/conformance.sh builds its own copy
+// under target/); without it the package entry (index.js) is used.
+
+import { createRequire } from 'node:module'
+import path from 'node:path'
+
+const require = createRequire(import.meta.url)
+const started = Date.now()
+const say = (level, message) =>
+  process.stderr.write(`[conformance-client +${Date.now() - started}ms] ${level}: ${message}\n`)
+
+// Never outlive the runner's patience, whatever happens below.
+const deadline = setTimeout(() => {
+  say('error', 'deadline reached, exiting')
+  process.exit(3)
+}, Number(process.env.MCP_CONFORMANCE_CLIENT_DEADLINE_MS ?? 25000))
+deadline.unref()
+
+const addon = process.env.MCP_NATIVE_ADDON
+  ? require(path.resolve(process.env.MCP_NATIVE_ADDON))
+  : require('../index.js')
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '(none)'
+const target = process.argv[process.argv.length - 1]
+if (!target || !/^https?:\/\//.test(target)) {
+  say('error', `usage: conformance-client.mjs <server-url> (got ${JSON.stringify(target)})`)
+  process.exit(2)
+}
+// The runner announces `localhost`; its servers listen on every interface. Stay on IPv4
+// loopback.
+const url = new URL(target)
+if (url.hostname === 'localhost') url.hostname = '127.0.0.1'
+
+/** Arguments for a tool, from its (converted) JSON schema. */
+function argumentsFor(schema) {
+  const out = {}
+  const properties = (schema && schema.properties) || {}
+  for (const [name, prop] of Object.entries(properties)) {
+    out[name] = valueFor(prop, name)
+  }
+  return out
+}
+
+function valueFor(prop, name) {
+  if (prop && 'default' in prop) return prop.default
+  if (prop && Array.isArray(prop.enum) && prop.enum.length) return prop.enum[0]
+  const type = Array.isArray(prop?.type) ? prop.type[0] : prop?.type
+  switch (type) {
+    case 'number':
+      return name === 'b' ? 3 : 5
+    case 'integer':
+      return name === 'b' ? 3 : 5
+    case 'boolean':
+      return true
+    case 'array':
+      return []
+    case 'object':
+      return argumentsFor(prop)
+    default:
+      return 'conformance'
+  }
+}
+
+const logger = {
+  debug: (m) => say('debug', m),
+  info: (m) => say('info', m),
+  warn: (m) => say('warn', m),
+  error: (m) => say('error', m),
+}
+
+let failed = false
+const manager = new addon.McpManager(
+  {
+    servers: {
+      conformance: {
+        transport: 'http',
+        url: url.href,
+        timeout: 10000,
+        toolTimeout: 10000,
+        restartOnCrash: false,
+      },
+    },
+  },
+  { logger, shutdownGraceMs: 500 },
+)
+try {
+  say('info', `scenario ${scenario}: connecting to ${url.origin}${url.pathname}`)
+  await manager.start()
+  const [status] = manager.getStatus()
+  say('info', `status: ${JSON.stringify(status)}`)
+  if (status.status !== 'ready') {
+    failed = true
+  } else {
+    const tools = manager.getAgentTools()
+    say('info', `tools: ${tools.map((t) => t.name).join(', ') || '(none)'}`)
+    let n = 0
+    for (const tool of tools) {
+      const args = argumentsFor(tool.parameters)
+      const result = await tool.execute(`conformance-${++n}`, args)
+      const text = result.content.map((c) => c.text).join('\n')
+      say('info', `${tool.name}(${JSON.stringify(args)}) -> ${result.details?.error ? 'error' : 'ok'}: ${text.slice(0, 400)}`)
+    }
+  }
+} catch (error) {
+  failed = true
+  say('error', error?.stack ?? String(error))
+} finally {
+  await manager.shutdown()
+}
+say('info', failed ? 'done (failed)' : 'done')
+process.exit(failed ? 1 : 0)

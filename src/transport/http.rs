@@ -1,0 +1,641 @@
+//! Streamable HTTP: rmcp's transport worker over our own [`StreamableHttpClient`] built on
+//! reqwest.
+//!
+//! Owning the HTTP layer (rather than using rmcp's reqwest client) gives us:
+//! - the server's headers on every request and nowhere else (redirects stay within the origin);
+//! - one byte limit (`max_message_bytes`) for JSON bodies and SSE events, failing the one
+//!   request whose answer is too large with a JSON-RPC error instead of dropping the session;
+//! - server-everything's `400 "No valid session ID"` mapped onto rmcp's session-expired path,
+//!   like the spec's 404, so the session is re-initialised and the call retried once;
+//! - a `lost` signal when the server cannot be reached any more (refused, reset, dropped
+//!   stream), which ends the rmcp service so the supervisor's restart policy takes over;
+//! - plain-language errors naming the URL without its query string.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::stream::{BoxStream, StreamExt};
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::net::{self, Body, Target};
+use super::sse_events::{Decoder, Event, TooLarge};
+use crate::log::Log;
+
+fn lose(lost: &CancellationToken, log: &Log, server: &str, why: &str) {
+    if !lost.is_cancelled() {
+        log.warn(&format!("MCP server '{server}' connection lost: {why}"));
+        lost.cancel();
+    }
+}
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const LAST_EVENT_ID_HEADER: &str = "last-event-id";
+/// How long a session DELETE at close may take.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A failure with a message fit for the user (no header values, no query strings).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HttpError(pub String);
+
+type HttpResult<T> = Result<T, StreamableHttpError<HttpError>>;
+
+/// How the server answered the `initialize` POST, for the decision to fall back to legacy SSE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitialAnswer {
+    /// An answer an SSE-only server gives to a POST on its SSE url: 404, 405, or a 400 that
+    /// is not a JSON-RPC message.
+    SseOnly(u16),
+    Other,
+}
+
+struct Shared {
+    client: reqwest::Client,
+    target: Target,
+    headers: HeaderMap,
+    max_body: usize,
+    /// The server is gone: the session must end.
+    lost: CancellationToken,
+    /// `initialize` succeeded; from now on failures end the session instead of the connect.
+    established: AtomicBool,
+    /// The first failure before the session was established: the connect error to report.
+    first_failure: Mutex<Option<String>>,
+    initial_answer: Mutex<Option<InitialAnswer>>,
+    server: String,
+    log: Log,
+}
+
+/// Our reqwest-based [`StreamableHttpClient`]. Cheap to clone (rmcp clones it per request).
+#[derive(Clone)]
+pub struct HttpClient(Arc<Shared>);
+
+impl HttpClient {
+    pub fn new(
+        client: reqwest::Client,
+        target: Target,
+        headers: HeaderMap,
+        max_body: usize,
+        server: &str,
+        log: Log,
+    ) -> Self {
+        Self(Arc::new(Shared {
+            client,
+            target,
+            headers,
+            max_body,
+            lost: CancellationToken::new(),
+            established: AtomicBool::new(false),
+            first_failure: Mutex::new(None),
+            initial_answer: Mutex::new(None),
+            server: server.to_owned(),
+            log,
+        }))
+    }
+
+    /// Cancelled once the server cannot be reached any more.
+    pub fn lost(&self) -> CancellationToken {
+        self.0.lost.clone()
+    }
+
+    pub fn mark_established(&self) {
+        self.0.established.store(true, Ordering::SeqCst);
+    }
+
+    pub fn first_failure(&self) -> Option<String> {
+        self.0
+            .first_failure
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn initial_answer(&self) -> Option<InitialAnswer> {
+        *self
+            .0
+            .initial_answer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn loss(&self) -> Loss {
+        Loss {
+            lost: self.0.lost.clone(),
+            log: self.0.log.clone(),
+            server: self.0.server.clone(),
+        }
+    }
+
+    fn established(&self) -> bool {
+        self.0.established.load(Ordering::SeqCst)
+    }
+
+    fn target(&self) -> &Target {
+        &self.0.target
+    }
+
+    /// A request's headers: rmcp's protocol headers, then the server's own.
+    fn request(
+        &self,
+        builder: reqwest::RequestBuilder,
+        session_id: Option<&str>,
+        protocol_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> reqwest::RequestBuilder {
+        let mut headers = HeaderMap::new();
+        for (name, value) in protocol_headers {
+            // rmcp sends MCP-Protocol-Version (and, on newer protocol versions, Mcp-Method
+            // and friends) here; anything it calls reserved we set ourselves.
+            if matches!(
+                name.as_str(),
+                "accept" | SESSION_HEADER | LAST_EVENT_ID_HEADER
+            ) {
+                continue;
+            }
+            headers.insert(name, value);
+        }
+        for (name, value) in &self.0.headers {
+            headers.append(name.clone(), value.clone());
+        }
+        if let Some(id) = session_id
+            && let Ok(value) = HeaderValue::from_str(id)
+        {
+            headers.insert(SESSION_HEADER, value);
+        }
+        builder.headers(headers)
+    }
+
+    /// A request could not be made or its answer not read.
+    fn unreachable(&self, error: &reqwest::Error) -> String {
+        let text = net::describe(error, self.target());
+        if self.established() && net::is_unreachable(error) {
+            self.lose(&text);
+        }
+        text
+    }
+
+    /// Fails one message: before the session exists the error is recorded for the connect
+    /// report; afterwards a request gets a JSON-RPC error answer (so its caller sees the
+    /// reason), anything else a transport error.
+    fn fail(
+        &self,
+        request_id: Option<&RequestId>,
+        text: String,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        if !self.established() {
+            let mut first = self
+                .0
+                .first_failure
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if first.is_none() {
+                *first = Some(text.clone());
+            }
+            return Err(StreamableHttpError::Client(HttpError(text)));
+        }
+        match request_id {
+            Some(id) => Ok(StreamableHttpPostResponse::Json(
+                error_answer(id.clone(), text),
+                None,
+            )),
+            None => Err(StreamableHttpError::Client(HttpError(text))),
+        }
+    }
+
+    /// Ends the session once, saying why.
+    fn lose(&self, why: &str) {
+        lose(&self.0.lost, &self.0.log, &self.0.server, why);
+    }
+
+    fn record_initial_answer(&self, answer: InitialAnswer) {
+        let mut slot = self
+            .0
+            .initial_answer
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(answer);
+        }
+    }
+}
+
+/// What a stream needs to end the session when its connection breaks.
+struct Loss {
+    lost: CancellationToken,
+    log: Log,
+    server: String,
+}
+
+fn error_answer(id: RequestId, text: String) -> ServerJsonRpcMessage {
+    ServerJsonRpcMessage::error(ErrorData::internal_error(text, None), Some(id))
+}
+
+fn status_text(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
+        None => format!("HTTP {}", status.as_u16()),
+    }
+}
+
+impl StreamableHttpClient for HttpClient {
+    type Error = HttpError;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        let max = self.0.max_body;
+        self.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            max,
+        )
+        .await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        let (request_id, is_initialize) = match &message {
+            JsonRpcMessage::Request(request) => (
+                Some(request.id.clone()),
+                matches!(request.request, ClientRequest::InitializeRequest(_)),
+            ),
+            _ => (None, false),
+        };
+        let first_post = is_initialize && !self.established() && session_id.is_none();
+        let body = serde_json::to_vec(&message)?;
+        let builder = self
+            .0
+            .client
+            .post(uri.as_ref())
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json");
+        let builder = self.request(builder, session_id.as_deref(), custom_headers);
+        let response = match builder.body(body).send().await {
+            Ok(response) => response,
+            Err(error) => {
+                let text = self.unreachable(&error);
+                return self.fail(request_id.as_ref(), text);
+            }
+        };
+        let status = response.status();
+        let new_session = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if status.is_redirection() {
+            let text = net::redirect_refused(&response, self.target());
+            return self.fail(request_id.as_ref(), text);
+        }
+        if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if !status.is_success() {
+            if status == StatusCode::NOT_FOUND && session_id.is_some() {
+                return Err(StreamableHttpError::SessionExpired);
+            }
+            let html = net::content_type(&response).is_some_and(|t| t.contains("html"));
+            let body = match net::read_bounded(response, net::MAX_ERROR_BODY).await {
+                Ok(Body::Complete(body)) => body,
+                Ok(Body::TooLarge) => Vec::new(),
+                Err(error) => {
+                    let text = self.unreachable(&error);
+                    return self.fail(request_id.as_ref(), text);
+                }
+            };
+            let answer = serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok();
+            let shown_body = net::preview(&body);
+            // server-everything (and the TypeScript SDK's examples) answer an unknown session
+            // with 400 "Bad Request: No valid session ID provided" instead of 404.
+            if status == StatusCode::BAD_REQUEST
+                && session_id.is_some()
+                && shown_body.to_ascii_lowercase().contains("session")
+            {
+                return Err(StreamableHttpError::SessionExpired);
+            }
+            if first_post {
+                let sse_only = matches!(
+                    status,
+                    StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
+                ) || (status == StatusCode::BAD_REQUEST && answer.is_none());
+                self.record_initial_answer(if sse_only {
+                    InitialAnswer::SseOnly(status.as_u16())
+                } else {
+                    InitialAnswer::Other
+                });
+            }
+            let auth = matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
+            if !auth && let Some(JsonRpcMessage::Error(mut error)) = answer {
+                if self.established() {
+                    // Correlate an id-less error with the request it answers.
+                    if error.id.is_none() {
+                        error.id = request_id.clone();
+                    }
+                    return Ok(StreamableHttpPostResponse::Json(
+                        JsonRpcMessage::Error(error),
+                        new_session,
+                    ));
+                }
+                let text = format!(
+                    "{} answered {}: {} (JSON-RPC error {})",
+                    self.target().shown,
+                    status_text(status),
+                    error.error.message,
+                    error.error.code.0
+                );
+                return self.fail(request_id.as_ref(), text);
+            }
+            let mut text = format!("{} answered {}", self.target().shown, status_text(status));
+            if auth {
+                text.push_str(" (check the credentials in the server's headers)");
+            } else if html {
+                text.push_str(" (an HTML page)");
+            } else if !shown_body.is_empty() {
+                text.push_str(&format!(": {shown_body}"));
+            }
+            return self.fail(request_id.as_ref(), text);
+        }
+        if first_post {
+            self.record_initial_answer(InitialAnswer::Other);
+        }
+        let kind = net::content_type(&response);
+        match kind.as_deref() {
+            Some("text/event-stream") => {
+                let lost = self.established().then(|| self.loss());
+                let stream = event_stream(
+                    response,
+                    max_sse_event_size.min(self.0.max_body),
+                    request_id,
+                    self.target().clone(),
+                    lost,
+                );
+                Ok(StreamableHttpPostResponse::Sse(stream, new_session))
+            }
+            Some("application/json") => {
+                let body = match net::read_bounded(response, self.0.max_body).await {
+                    Ok(Body::Complete(body)) => body,
+                    Ok(Body::TooLarge) => {
+                        let text = format!(
+                            "the answer from {} exceeds the {}-byte message limit",
+                            self.target().shown,
+                            self.0.max_body
+                        );
+                        return self.fail(request_id.as_ref(), text);
+                    }
+                    Err(error) => {
+                        let text = self.unreachable(&error);
+                        return self.fail(request_id.as_ref(), text);
+                    }
+                };
+                match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
+                    Ok(answer) => Ok(StreamableHttpPostResponse::Json(answer, new_session)),
+                    Err(_) if request_id.is_none() => Ok(StreamableHttpPostResponse::Accepted),
+                    Err(_) => {
+                        let text = format!(
+                            "{} answered with JSON that is not a JSON-RPC message: {}",
+                            self.target().shown,
+                            net::preview(&body)
+                        );
+                        self.fail(request_id.as_ref(), text)
+                    }
+                }
+            }
+            // An empty 200 for a notification is common enough.
+            _ if request_id.is_none() => Ok(StreamableHttpPostResponse::Accepted),
+            other => {
+                let text = format!(
+                    "{} answered {} with Content-Type {}, not an MCP response (is this the \
+                     server's MCP endpoint?)",
+                    self.target().shown,
+                    status_text(status),
+                    other.unwrap_or("(none)")
+                );
+                self.fail(request_id.as_ref(), text)
+            }
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<()> {
+        if self.0.lost.is_cancelled() {
+            return Ok(());
+        }
+        let builder = self.request(
+            self.0.client.delete(uri.as_ref()),
+            Some(&session_id),
+            custom_headers,
+        );
+        // Best effort: the session is over either way.
+        let _ = tokio::time::timeout(DELETE_TIMEOUT, builder.send()).await;
+        Ok(())
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxStream<'static, Result<sse_stream::Sse, SseError>>> {
+        let max = self.0.max_body;
+        self.get_stream_with_max_sse_event_size(
+            uri,
+            session_id,
+            last_event_id,
+            auth_header,
+            custom_headers,
+            max,
+        )
+        .await
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        _auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<BoxStream<'static, Result<sse_stream::Sse, SseError>>> {
+        let mut builder = self
+            .0
+            .client
+            .get(uri.as_ref())
+            .header(ACCEPT, "text/event-stream");
+        if let Some(last) = last_event_id.as_deref()
+            && let Ok(value) = HeaderValue::from_str(last)
+        {
+            builder = builder.header(LAST_EVENT_ID_HEADER, value);
+        }
+        let builder = self.request(builder, session_id.as_deref(), custom_headers);
+        let response = match builder.send().await {
+            Ok(response) => response,
+            Err(error) => {
+                let text = self.unreachable(&error);
+                return Err(StreamableHttpError::Client(HttpError(text)));
+            }
+        };
+        let status = response.status();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            return Err(StreamableHttpError::ServerDoesNotSupportSse);
+        }
+        if session_id.is_some() && matches!(status, StatusCode::NOT_FOUND | StatusCode::BAD_REQUEST)
+        {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        if !status.is_success() {
+            return Err(StreamableHttpError::Client(HttpError(format!(
+                "the event stream at {} answered {}",
+                self.target().shown,
+                status_text(status)
+            ))));
+        }
+        if net::content_type(&response).as_deref() != Some("text/event-stream") {
+            return Err(StreamableHttpError::UnexpectedContentType(
+                net::content_type(&response),
+            ));
+        }
+        let lost = self.established().then(|| self.loss());
+        Ok(event_stream(
+            response,
+            max_sse_event_size.min(self.0.max_body),
+            None,
+            self.target().clone(),
+            lost,
+        ))
+    }
+}
+
+/// Decodes an SSE response body with the size limit. On a POST's stream (`request_id` set) an
+/// oversized event becomes a JSON-RPC error for that request, and the stream ends. A broken
+/// connection ends the stream with an error and, when `lost` is given, the session too.
+fn event_stream(
+    response: reqwest::Response,
+    limit: usize,
+    request_id: Option<RequestId>,
+    target: Target,
+    lost: Option<Loss>,
+) -> BoxStream<'static, Result<sse_stream::Sse, SseError>> {
+    decode_events(response.bytes_stream(), limit, request_id, target, lost)
+}
+
+fn decode_events<S, B>(
+    body: S,
+    limit: usize,
+    request_id: Option<RequestId>,
+    target: Target,
+    lost: Option<Loss>,
+) -> BoxStream<'static, Result<sse_stream::Sse, SseError>>
+where
+    S: futures::Stream<Item = Result<B, reqwest::Error>> + Send + 'static,
+    B: AsRef<[u8]> + Send + 'static,
+{
+    struct State<S> {
+        body: std::pin::Pin<Box<S>>,
+        decoder: Decoder,
+        queue: VecDeque<Event>,
+        done: bool,
+        request_id: Option<RequestId>,
+        target: Target,
+        lost: Option<Loss>,
+    }
+    let state = State {
+        body: Box::pin(body),
+        decoder: Decoder::new(limit),
+        queue: VecDeque::new(),
+        done: false,
+        request_id,
+        target,
+        lost,
+    };
+    futures::stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(event) = state.queue.pop_front() {
+                let sse = sse_stream::Sse {
+                    event: event.event,
+                    data: (!event.data.is_empty()).then_some(event.data),
+                    id: event.id,
+                    retry: event.retry,
+                };
+                return Some((Ok(sse), state));
+            }
+            if state.done {
+                return None;
+            }
+            match state.body.next().await {
+                Some(Ok(chunk)) => {
+                    if let Err(too_large) = state.decoder.feed(chunk.as_ref(), &mut state.queue) {
+                        state.done = true;
+                        state.queue.clear();
+                        let text = too_large_text(too_large, &state.target);
+                        match state.request_id.take() {
+                            Some(id) => {
+                                let answer = error_answer(id, text);
+                                let data = serde_json::to_string(&answer).unwrap_or_default();
+                                let sse = sse_stream::Sse {
+                                    event: None,
+                                    data: Some(data),
+                                    id: None,
+                                    retry: None,
+                                };
+                                return Some((Ok(sse), state));
+                            }
+                            None => {
+                                return Some((
+                                    Err(SseError::Body(Box::new(HttpError(text)))),
+                                    state,
+                                ));
+                            }
+                        }
+                    }
+                }
+                Some(Err(error)) => {
+                    state.done = true;
+                    let text = net::describe(&error, &state.target);
+                    if let Some(loss) = &state.lost {
+                        lose(&loss.lost, &loss.log, &loss.server, &text);
+                    }
+                    return Some((Err(SseError::Body(Box::new(HttpError(text)))), state));
+                }
+                None => {
+                    state.done = true;
+                }
+            }
+        }
+    })
+    .boxed()
+}
+
+fn too_large_text(too_large: TooLarge, target: &Target) -> String {
+    format!("{too_large} (from {})", target.shown)
+}
