@@ -37,6 +37,12 @@ export interface McpServerConfig {
   resourceFilter?: string[]
   /** Accepted for compatibility; has no effect. Default 300000. */
   resourceRefreshMs?: number
+  /** Which of the server's tools to offer (`*` glob, case-sensitive); exclude wins. */
+  toolFilter?: { include?: string[]; exclude?: string[] }
+  /** http / sse: a PEM file of extra CA certificates trusted for this server. */
+  caFile?: string
+  /** http: retry as legacy SSE when the server turns out to be SSE-only. Default true. */
+  sseFallback?: boolean
 }
 
 export interface McpConfig {
@@ -62,6 +68,20 @@ export interface McpManagerOptions {
   wrapFormat?: 'id' | 'legacy'
   /** Each of the two shutdown waits (after closing stdin, after SIGTERM), in ms. Default 2000. */
   shutdownGraceMs?: number
+  /**
+   * 'compat' (default): `mcp_<prefix>_<tool>`, made provider-safe (`^[A-Za-z0-9_-]{1,64}$`) and
+   * unique only where it is not. 'openclaw': current OpenClaw's `<server>__<tool>`.
+   */
+  toolNames?: 'compat' | 'openclaw'
+  /** Agent tool names to offer (`*` wildcard, case-insensitive); empty offers all. */
+  allow?: string[]
+  /** Agent tool names never to offer or call; wins over `allow`. */
+  deny?: string[]
+  /**
+   * OpenClaw's `secrets.providers` (from openclaw.json): the named file and exec providers that
+   * SecretRef objects `{ source: 'file' | 'exec', provider, id }` in `env`/`headers` refer to.
+   */
+  secretProviders?: Record<string, { source: 'file' | 'exec'; [key: string]: unknown }>
 }
 
 export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' | 'closed'
@@ -139,25 +159,53 @@ export declare class McpManager {
   shutdown(): Promise<void>
   getStatus(): Array<McpServerStatusEntry>
 }
-export type JsMcpManager = McpManager
+
+export interface AgentMcpConfig {
+  agent: string
+  config: McpConfig
+}
 
 /** The `source` of every suspicious-pattern regex that matches, in list order. */
 export declare function detectSuspiciousPatterns(content: string, format?: 'id' | 'legacy'): Array<string>
 
-/**
- * A plain `McpConfig`, or an `openclaw.json` whose `agents.defaults.mcp` (merged with
- * `agents.list[].mcp` of `options.agent`) holds one; validated, defaults filled in.
- */
-export declare function loadMcpConfig(input: unknown, options?: { agent?: string }): McpConfig
-
-export interface LoadOptions {
-  agent?: string
+export interface InspectedMcpConfig {
+  shape: 'mcp' | 'openclaw' | 'openclaw-mcp' | 'mcpServers' | 'acp'
+  config: McpConfig
+  /** What was ignored or changed on the way (unknown keys, unsupported fields...). */
+  warnings: Array<string>
 }
+
+/** Like `loadMcpConfig`, and also says which shape it read and what it ignored or changed. */
+export declare function inspectMcpConfig(input: unknown, options?: LoadMcpConfigOptions): InspectedMcpConfig
+
+/**
+ * Any supported config document as a validated `McpConfig` (defaults filled in): our own
+ * `McpConfig`, an `openclaw.json` (`agents.defaults.mcp` merged with `agents.list[].mcp` of
+ * `options.agent`, or current OpenClaw's top-level `mcp.servers`), a Claude Desktop / Cursor /
+ * VS Code `mcpServers` file, or an ACP `session/new` `mcpServers` array. The shape is detected
+ * unless `options.shape` names it. Throws an `Error` naming the path and the problem.
+ */
+export declare function loadMcpConfig(input: unknown, options?: LoadMcpConfigOptions): McpConfig
+
+export interface LoadMcpConfigOptions {
+  /** The agent whose servers to use, with an `openclaw.json`. */
+  agent?: string
+  /** Skip detection: 'mcp', 'openclaw', 'openclaw-mcp', 'mcpServers' or 'acp'. */
+  shape?: 'mcp' | 'openclaw' | 'openclaw-mcp' | 'mcpServers' | 'acp'
+}
+
+/**
+ * One `McpConfig` per agent of an `openclaw.json`, each its own copy, for a gateway that runs one
+ * manager per agent.
+ */
+export declare function managerConfigsForOpenclaw(input: unknown): Array<AgentMcpConfig>
 
 export interface McpServerStatusEntry {
   name: string
   status: McpServerStatus
   toolCount: number
+  /** The transport of the last successful connection: `stdio`, `streamable-http` or `sse`. */
+  transport?: string
 }
 
 /** The version of the native core (equals the package version). */

@@ -836,9 +836,10 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.McpManager = nativeBinding.McpManager
-module.exports.JsMcpManager = nativeBinding.JsMcpManager
 module.exports.detectSuspiciousPatterns = nativeBinding.detectSuspiciousPatterns
+module.exports.inspectMcpConfig = nativeBinding.inspectMcpConfig
 module.exports.loadMcpConfig = nativeBinding.loadMcpConfig
+module.exports.managerConfigsForOpenclaw = nativeBinding.managerConfigsForOpenclaw
 module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.parseSecretUri = nativeBinding.parseSecretUri
 module.exports.resolveSecret = nativeBinding.resolveSecret

@@ -76,4 +76,24 @@ describe('openclaw-mcp-native CLI', () => {
     expect(defaultsOnly.stdout).toContain('mcp_shared_echo')
     expect(defaultsOnly.stdout).not.toContain('mcp_own_echo')
   })
+
+  it('reads a Claude Desktop mcpServers file (shape detected), with --tool-names openclaw', async () => {
+    const dir = tempDir()
+    const file = writeJson(dir, 'claude_desktop_config.json', {
+      mcpServers: { files: { command: NODE, args: [FAULT_SERVER], disabledTools: [] } },
+    })
+    const r = await runCli(['--config', file, '--tool-names', 'openclaw', '--call', 'files__add', '--args', '{"a":20,"b":22}'])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stdout).toContain('(mcpServers)')
+    expect(r.stderr).toContain("Ignored unrecognized key 'disabledTools'")
+    expect(r.stdout).toMatch(/\n---\n42\n<<<END_EXTERNAL_UNTRUSTED_CONTENT/)
+  })
+
+  it('--shape acp reads an ACP session/new mcpServers array', async () => {
+    const dir = tempDir()
+    const file = writeJson(dir, 'acp.json', [{ name: 'example', command: NODE, args: [ECHO_SERVER], env: [] }])
+    const r = await runCli(['--config', file, '--shape', 'acp', '--no-call'])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stdout).toMatch(statusLine('example', 'ready'))
+  })
 })

@@ -6,13 +6,18 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { McpManager, loadMcpConfig } = require('..')
+const { McpManager, inspectMcpConfig } = require('..')
 
-const USAGE = `usage: openclaw-mcp-native [--config FILE] [--agent ID] [--call TOOL] [--args JSON] [--no-call] [--verbose]
+const USAGE = `usage: openclaw-mcp-native [--config FILE] [--shape SHAPE] [--agent ID] [--call TOOL] [--args JSON]
+                           [--tool-names compat|openclaw] [--no-call] [--verbose]
 
-  --config FILE  an McpConfig JSON ({"servers": {...}}) or an openclaw.json
-                 (agents.defaults.mcp, merged with agents.list[].mcp of --agent)
+  --config FILE  any MCP config, its shape detected: an McpConfig ({"servers": {...}}), an
+                 openclaw.json (agents.defaults.mcp merged with agents.list[].mcp of --agent, or
+                 current OpenClaw's top-level mcp.servers), a Claude Desktop / Cursor / VS Code
+                 mcpServers file, or an ACP session/new mcpServers array
+  --shape SHAPE  skip detection: mcp, openclaw, openclaw-mcp, mcpServers or acp
   --agent ID     the agent whose servers to use, with an openclaw.json
+  --tool-names S compat (mcp_<server>_<tool>, the default) or openclaw (<server>__<tool>)
   --call TOOL    call this agent tool (e.g. mcp_example_echo) and print the wrapped result
   --args JSON    the tool's arguments, a JSON object (default {})
   --no-call      with the built-in example: only list, call nothing
@@ -22,7 +27,7 @@ With no --config, runs the built-in example server (examples/echo-server.mjs) an
 echo tool.`
 
 function parseArgs(argv) {
-  const opts = { config: null, agent: undefined, call: null, args: '{}', noCall: false, verbose: false }
+  const opts = { config: null, shape: undefined, agent: undefined, call: null, args: '{}', toolNames: undefined, noCall: false, verbose: false }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -32,6 +37,8 @@ function parseArgs(argv) {
     switch (arg) {
       case '--config': opts.config = value(); break
       case '--agent': opts.agent = value(); break
+      case '--shape': opts.shape = value(); break
+      case '--tool-names': opts.toolNames = value(); break
       case '--call': opts.call = value(); break
       case '--args': opts.args = value(); break
       case '--no-call': opts.noCall = true; break
@@ -84,7 +91,10 @@ async function main() {
       } catch (e) {
         throw new Error(`${opts.config} is not valid JSON: ${e.message}`)
       }
-      config = loadMcpConfig(json, { agent: opts.agent })
+      const inspected = inspectMcpConfig(json, { agent: opts.agent, shape: opts.shape })
+      config = inspected.config
+      console.log(`Config: ${opts.config} (${inspected.shape})`)
+      for (const warning of inspected.warnings) console.error(`[warn] ${warning}`)
     } else {
       config = builtInExample()
       if (!callName && !opts.noCall) {
@@ -107,7 +117,7 @@ async function main() {
     warn: (m) => console.error(`[warn] ${m}`),
     error: (m) => console.error(`[error] ${m}`),
   }
-  const manager = new McpManager(config, { logger })
+  const manager = new McpManager(config, { logger, toolNames: opts.toolNames })
   let exitCode = 0
   try {
     await manager.start()

@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 host=$(rustc -vV | sed -n 's/^host: //p')
 
 echo "== Rust core: cargo test (--no-default-features: no napi) =="
-cargo test --no-default-features --target "$host"
+# One test at a time: several suites start real peers (moto, OpenBao, HTTP servers) and time
+# their recovery; on a 2-core machine parallel peers make those timings noisy.
+cargo test --no-default-features --target "$host" -- --test-threads=1
 
 echo "== Build the addon ($host, debug) =="
 npx napi build --platform --target "$host" --js binding.js --dts binding.d.ts

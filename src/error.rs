@@ -26,8 +26,9 @@ pub enum CallError {
     /// The server answered with something that is not the result we asked for.
     #[error("MCP error -32603: {0}")]
     Protocol(String),
-    #[error("Tool '{0}' is not offered by this server")]
-    UnknownTool(String),
+    /// Tool policy (`toolFilter`, `allow`/`deny`) forbids the call.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl CallError {

@@ -13,6 +13,7 @@ pub mod config;
 pub mod error;
 pub mod log;
 pub mod manager;
+pub mod policy;
 pub mod secrets;
 pub mod security;
 pub mod supervisor;

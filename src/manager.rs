@@ -8,11 +8,12 @@ use rmcp::model::{JsonObject, ReadResourceRequestParams, ResourceContents};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::bridge;
+use crate::bridge::{self, NameScheme, ServerTools};
 use crate::client_handler::Progress;
 use crate::config::McpConfig;
 use crate::error::CallError;
 use crate::log::Log;
+use crate::policy::ToolPolicy;
 use crate::secrets::SecretResolver;
 use crate::security::{self, WrapFormat, WrapOptions};
 use crate::supervisor::{self, RuntimeOptions, Server, Status, ToolEntry};
@@ -21,6 +22,10 @@ use crate::supervisor::{self, RuntimeOptions, Server, Status, ToolEntry};
 pub struct ManagerOptions {
     pub wrap_format: WrapFormat,
     pub runtime: RuntimeOptions,
+    /// `mcp_<prefix>_<tool>` (default) or current OpenClaw's `<server>__<tool>`.
+    pub name_scheme: NameScheme,
+    /// Manager-level `allow` / `deny` over agent tool names.
+    pub policy: ToolPolicy,
 }
 
 /// What `getStatus()` reports per server.
@@ -36,9 +41,18 @@ pub struct StatusEntry {
 /// An agent tool with the routing it needs: which server, under which name there.
 #[derive(Debug, Clone)]
 pub struct AgentTool {
+    /// The agent-facing name: provider-safe and unique across the manager.
+    pub name: String,
     pub server_index: usize,
     pub server: String,
     pub tool: ToolEntry,
+}
+
+/// Agent names for every server's last-known tools, and the tool lists they were computed for
+/// (compared by pointer: a supervisor publishes a new list on every discovery).
+struct NameTable {
+    lists: Vec<Arc<Vec<ToolEntry>>>,
+    names: Vec<Vec<String>>,
 }
 
 /// The result of `execute()`, before it becomes the JS result object.
@@ -59,6 +73,9 @@ pub struct Manager {
     log: Log,
     resolver: Arc<SecretResolver>,
     wrap_format: WrapFormat,
+    name_scheme: NameScheme,
+    policy: ToolPolicy,
+    names: Mutex<Option<Arc<NameTable>>>,
     shutdown: CancellationToken,
     tasks: Mutex<Option<Vec<tokio::task::JoinHandle<()>>>>,
     started: std::sync::atomic::AtomicBool,
@@ -85,6 +102,9 @@ impl Manager {
             log,
             resolver,
             wrap_format: options.wrap_format,
+            name_scheme: options.name_scheme,
+            policy: options.policy,
+            names: Mutex::new(None),
             shutdown: CancellationToken::new(),
             tasks: Mutex::new(Some(Vec::new())),
             started: std::sync::atomic::AtomicBool::new(false),
@@ -144,21 +164,85 @@ impl Manager {
             .collect()
     }
 
-    /// The tools of every ready server: servers in config order, tools in `tools/list` order.
+    /// The tools of every ready server that policy allows: servers in config order, tools in
+    /// `tools/list` order, named by [`Self::name_table`].
     pub fn agent_tools(&self) -> Vec<AgentTool> {
+        let snapshots: Vec<_> = self.servers.iter().map(|s| s.snapshot()).collect();
+        let table = self.name_table(&snapshots);
         let mut out = Vec::new();
-        for (index, server) in self.servers.iter().enumerate() {
-            let snap = server.snapshot();
+        for (index, (server, snap)) in self.servers.iter().zip(&snapshots).enumerate() {
             if snap.status != Status::Ready {
                 continue;
             }
-            out.extend(snap.tools.iter().map(|tool| AgentTool {
-                server_index: index,
-                server: server.name().to_owned(),
-                tool: tool.clone(),
-            }));
+            for (tool, name) in snap.tools.iter().zip(&table.names[index]) {
+                if self.policy.allows(name) {
+                    out.push(AgentTool {
+                        name: name.clone(),
+                        server_index: index,
+                        server: server.name().to_owned(),
+                        tool: tool.clone(),
+                    });
+                }
+            }
         }
         out
+    }
+
+    /// Agent names over every server's LAST-KNOWN tools, ready or not, in config order, so a
+    /// name depends only on the config and the tool lists, never on which servers happen to be
+    /// up. Recomputed only when some server published a new list; derived names are logged.
+    fn name_table(&self, snapshots: &[crate::supervisor::Snapshot]) -> Arc<NameTable> {
+        let mut cached = self.names.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(table) = cached.as_ref()
+            && table.lists.len() == snapshots.len()
+            && table
+                .lists
+                .iter()
+                .zip(snapshots)
+                .all(|(a, b)| Arc::ptr_eq(a, &b.tools))
+        {
+            return table.clone();
+        }
+        let inputs: Vec<ServerTools<'_>> = self
+            .servers
+            .iter()
+            .zip(snapshots)
+            .map(|(server, snap)| ServerTools {
+                server: server.name(),
+                prefix: server.config.tool_prefix.as_deref(),
+                tools: snap.tools.iter().map(|t| t.mcp_name.as_str()).collect(),
+            })
+            .collect();
+        let assigned = bridge::assign_tool_names(&inputs, self.name_scheme);
+        let previous = cached.take();
+        let mut names = Vec::with_capacity(assigned.len());
+        for (index, server_names) in assigned.iter().enumerate() {
+            let mut list = Vec::with_capacity(server_names.len());
+            for (position, name) in server_names.iter().enumerate() {
+                let unchanged = previous
+                    .as_ref()
+                    .and_then(|p| p.names.get(index))
+                    .and_then(|l| l.get(position))
+                    .is_some_and(|old| *old == name.name);
+                if !unchanged
+                    && let Some(message) = bridge::derived_name_message(
+                        inputs[index].server,
+                        inputs[index].tools[position],
+                        name,
+                    )
+                {
+                    self.log.info(&message);
+                }
+                list.push(name.name.clone());
+            }
+            names.push(list);
+        }
+        let table = Arc::new(NameTable {
+            lists: snapshots.iter().map(|s| s.tools.clone()).collect(),
+            names,
+        });
+        *cached = Some(table.clone());
+        table
     }
 
     pub fn server_name(&self, index: usize) -> Option<&str> {
@@ -166,10 +250,13 @@ impl Manager {
     }
 
     /// Runs one tool call the way `AgentTool.execute` does: never an `Err`, always an outcome.
+    /// `agent_name` is the name the tool was offered under; `allow`/`deny` are checked again
+    /// here, so a tool object kept from before a policy change cannot bypass it.
     pub async fn execute(
         &self,
         server_index: usize,
         tool: &str,
+        agent_name: &str,
         arguments: Option<JsonObject>,
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
@@ -181,7 +268,13 @@ impl Manager {
         };
         let name = server.name();
         let started = Instant::now();
-        let result = server.call_tool(tool, arguments, cancel, progress).await;
+        let result = if self.policy.allows(agent_name) {
+            server.call_tool(tool, arguments, cancel, progress).await
+        } else {
+            Err(CallError::Refused(format!(
+                "tool '{agent_name}' is not allowed by the tool policy (allow/deny)"
+            )))
+        };
         let elapsed = started.elapsed().as_millis();
         match result {
             Ok(result) => {

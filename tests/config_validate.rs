@@ -940,33 +940,26 @@ fn detect_and_extract_shapes() {
     );
     let errors: Vec<(Value, &str)> = vec![
         (
-            json!([]),
-            "Expected a JSON object (an MCP config or an openclaw.json), received array",
-        ),
-        (
             json!(null),
-            "Expected a JSON object (an MCP config or an openclaw.json), received null",
+            "Expected a JSON object or array (an MCP config, openclaw.json, mcpServers file or ACP mcpServers list), received null",
         ),
         (
             json!({"servers": {}, "agents": {}}),
             "Ambiguous config: found both 'servers' (MCP config) and 'agents' (openclaw.json) at the top level",
         ),
         (
-            json!({"mcp": {"servers": {}}}),
-            "Top-level 'mcp' (the bundle-mcp config of current OpenClaw) is not supported yet; put the servers under 'agents.defaults.mcp.servers'",
-        ),
-        (
-            json!({"mcpServers": {}}),
-            "'mcpServers' (Claude Desktop config) is not supported yet; use an MCP config with 'servers'",
-        ),
-        (
             json!({"foo": 1, "bar": 2}),
-            "Unrecognized config shape: expected an MCP config with 'servers' or an openclaw.json with 'agents'; found top-level keys 'foo', 'bar'",
+            "Unrecognized config shape: expected 'servers' (MCP config, VS Code), 'mcpServers' (Claude Desktop, Cursor, ACP), 'mcp' (current OpenClaw) or 'agents' (openclaw.json); found top-level keys 'foo', 'bar'",
         ),
     ];
     for (input, expected) in errors {
         assert_eq!(detect_and_extract(&input, None).unwrap_err(), expected);
     }
+    // An empty array is an empty ACP mcpServers list.
+    assert_eq!(
+        detect_and_extract(&json!([]), None).unwrap(),
+        json!({"servers": {}})
+    );
 }
 
 #[test]

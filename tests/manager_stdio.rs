@@ -25,7 +25,7 @@ async fn example_server_starts_lists_and_calls() {
     assert_eq!(status[0].status, Status::Ready, "{}", h.dump());
     let tools = h.manager.agent_tools();
     assert_eq!(status[0].tool_count, tools.len());
-    let names: Vec<_> = tools.iter().map(|t| t.tool.agent_name.as_str()).collect();
+    let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
     assert!(names.contains(&"mcp_example_echo"), "{names:?}");
     assert!(h.logged(
         Level::Info,
@@ -39,6 +39,7 @@ async fn example_server_starts_lists_and_calls() {
         .execute(
             echo.server_index,
             "echo",
+            "",
             args(json!({"text": "hi there"})),
             &CancellationToken::new(),
             None,
@@ -120,7 +121,7 @@ async fn tool_timeout_and_abort_cancel_the_request() {
     let started = Instant::now();
     let outcome = h
         .manager
-        .execute(0, "hang", None, &CancellationToken::new(), None)
+        .execute(0, "hang", "", None, &CancellationToken::new(), None)
         .await;
     let took = started.elapsed();
     match outcome {
@@ -142,7 +143,7 @@ async fn tool_timeout_and_abort_cancel_the_request() {
         trigger.cancel();
     });
     let started = Instant::now();
-    let outcome = h.manager.execute(0, "hang", None, &cancel, None).await;
+    let outcome = h.manager.execute(0, "hang", "", None, &cancel, None).await;
     assert!(
         started.elapsed() < Duration::from_millis(250),
         "{:?}",
@@ -222,6 +223,7 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         .execute(
             0,
             "echo",
+            "",
             args(json!({"text": "one"})),
             &CancellationToken::new(),
             None,
@@ -244,6 +246,7 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         .execute(
             0,
             "echo",
+            "",
             args(json!({"text": "x"})),
             &CancellationToken::new(),
             None,
@@ -277,6 +280,7 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         .execute(
             0,
             "echo",
+            "",
             args(json!({"text": "two"})),
             &CancellationToken::new(),
             None,

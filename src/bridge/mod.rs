@@ -9,6 +9,10 @@ mod js;
 pub mod naming;
 pub mod schema;
 
+pub use naming::{
+    AssignedName, NameScheme, ServerTools, assign_tool_names, assign_tool_names_reserving,
+    derived_name_message, is_provider_safe_name,
+};
 pub use naming::{compat_tool_name, tool_description, tool_label};
 pub use schema::{MAX_DEPTH, convert_schema};
 pub mod result;

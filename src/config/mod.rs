@@ -1,16 +1,26 @@
 //! The MCP config: typed model, `validateMcpConfig`, and extraction from the
-//! documents a config can live in. No I/O except [`load_mcp_config_file`].
+//! documents a config can live in (our own `McpConfig`, `openclaw.json` in both
+//! OpenClaw layouts, `mcpServers` files, ACP's `mcpServers` array; see
+//! [`extract_mcp_config`]). No I/O except [`load_mcp_config_file`] and
+//! [`load_config_file`].
 
 mod model;
 mod openclaw_json;
+mod shapes;
+mod tool_filter;
 mod validate;
 
 pub use model::{
     DEFAULT_MAX_RESTARTS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS,
-    MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind, ValidatedConfig,
+    MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, ToolFilter, TransportKind,
+    ValidatedConfig,
 };
 pub use openclaw_json::{
     ConfigShape, MAX_CONFIG_DEPTH, detect_and_extract, detect_shape, load_mcp_config_file,
     mcp_config_from_openclaw,
+};
+pub use shapes::{
+    ExtractOptions, ExtractedConfig, detect_config_shape, extract_mcp_config, load_config_file,
+    manager_configs_for_openclaw,
 };
 pub use validate::{check_transports, validate_mcp_config};

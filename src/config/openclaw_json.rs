@@ -1,14 +1,16 @@
 //! Extracting an `McpConfig` value from the places it can live.
 //!
-//! Shapes recognised today ([`ConfigShape`]):
-//! - a plain `McpConfig` (`{ "servers": { … } }` or `{}`), returned as is;
-//! - an `openclaw.json` per PR #21530's design: `agents.defaults.mcp` plus
-//!   per-agent `agents.list[].mcp`.
+//! Here: a plain `McpConfig` (`{ "servers": { … } }` or `{}`), returned as is,
+//! and an `openclaw.json` per PR #21530's design: `agents.defaults.mcp` plus
+//! per-agent `agents.list[].mcp` ([`mcp_config_from_openclaw`]).
 //!
-//! Current OpenClaw's top-level `mcp.servers` ("bundle-mcp") and Claude Desktop's
-//! `mcpServers` are recognised by [`detect_shape`] so they get a precise
-//! "not supported yet" message; converting them is a later step that adds a
-//! variant and an arm in [`detect_and_extract`].
+//! Every other shape (current OpenClaw's top-level `mcp.servers`, the
+//! `mcpServers` files of Claude Desktop / Cursor / VS Code, ACP's `mcpServers`
+//! array) is detected and converted by [`crate::config::extract_mcp_config`]
+//! (`src/config/shapes/`). [`detect_shape`], [`detect_and_extract`] and
+//! [`load_mcp_config_file`] are the original two-shape functions, kept
+//! unchanged (their messages are pinned by tests): for the other shapes they
+//! still answer "not supported yet". New callers use `extract_mcp_config`.
 //!
 //! The output is always a JSON value meant for
 //! [`crate::config::validate_mcp_config`]; this module does not validate
@@ -37,13 +39,61 @@ fn check_depth(path: &str, v: &Value) -> Result<(), String> {
 }
 
 /// Which kind of document a config root is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ConfigShape {
-    /// `{ servers?: {...} }`.
+    /// `{ servers?: {...} }` (our own, strict). Option name `"mcp"`.
     McpConfig,
-    /// `openclaw.json` with `agents.defaults.mcp` / `agents.list[].mcp`.
+    /// `openclaw.json` with `agents.defaults.mcp` / `agents.list[].mcp`
+    /// (PR #21530's design). Option name `"openclaw"`.
     OpenClawAgents,
+    /// Current OpenClaw's top-level `mcp: { servers }` ("bundle-mcp").
+    /// Option name `"openclaw-mcp"`.
+    OpenClawMcp,
+    /// `{ "mcpServers": {...} }` of Claude Desktop / Cursor / Claude Code, or
+    /// VS Code's `{ "servers": {...} }` with `type`. Option name `"mcpServers"`.
+    McpServers,
+    /// ACP `session/new`'s `mcpServers` array (bare, or inside the params
+    /// object). Option name `"acp"`.
+    Acp,
+}
+
+impl ConfigShape {
+    /// Every shape, in the order of the option names.
+    pub const ALL: [ConfigShape; 5] = [
+        Self::McpConfig,
+        Self::OpenClawAgents,
+        Self::OpenClawMcp,
+        Self::McpServers,
+        Self::Acp,
+    ];
+
+    /// The option name: `"mcp"`, `"openclaw"`, `"openclaw-mcp"`,
+    /// `"mcpServers"` or `"acp"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::McpConfig => "mcp",
+            Self::OpenClawAgents => "openclaw",
+            Self::OpenClawMcp => "openclaw-mcp",
+            Self::McpServers => "mcpServers",
+            Self::Acp => "acp",
+        }
+    }
+
+    /// Parses an option name (exact spelling), or says which names exist.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                format!(
+                    "Unknown config shape '{}': expected 'mcp', 'openclaw', 'openclaw-mcp', \
+                     'mcpServers' or 'acp'",
+                    excerpt(name)
+                )
+            })
+    }
 }
 
 fn expected(path: &str, what: &str, got: &Value) -> String {
@@ -57,7 +107,9 @@ fn quoted_keys<'a>(keys: impl Iterator<Item = &'a String>) -> String {
         .join(", ")
 }
 
-/// Classifies a config root, or says clearly why it is not usable.
+/// Classifies a config root as one of the two original shapes (our
+/// `McpConfig` or the design's `openclaw.json`), or says why it is not one of
+/// them. Every shape: [`crate::config::detect_config_shape`].
 pub fn detect_shape(root: &Value) -> Result<ConfigShape, String> {
     let Value::Object(obj) = root else {
         return Err(format!(
@@ -225,13 +277,8 @@ pub fn mcp_config_from_openclaw(root: &Value, agent: Option<&str>) -> Result<Val
 /// it and is ignored); an `openclaw.json` goes through
 /// [`mcp_config_from_openclaw`]; anything else is a clear error.
 pub fn detect_and_extract(root: &Value, agent: Option<&str>) -> Result<Value, String> {
-    match detect_shape(root)? {
-        ConfigShape::McpConfig => {
-            check_depth("(root)", root)?;
-            Ok(root.clone())
-        }
-        ConfigShape::OpenClawAgents => mcp_config_from_openclaw(root, agent),
-    }
+    let options = crate::config::ExtractOptions { agent, shape: None };
+    crate::config::extract_mcp_config(root, &options).map(|extracted| extracted.config)
 }
 
 /// Reads a config file (strict JSON; OpenClaw's JSON5 extensions such as

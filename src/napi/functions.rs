@@ -24,26 +24,113 @@ pub fn validate_mcp_config(env: &Env, input: Unknown) -> Result<Value> {
     })
 }
 
-/// A plain `McpConfig`, or an `openclaw.json` whose `agents.defaults.mcp` (merged with
-/// `agents.list[].mcp` of `options.agent`) holds one; validated, defaults filled in.
+/// Any supported config document as a validated `McpConfig` (defaults filled in): our own
+/// `McpConfig`, an `openclaw.json` (`agents.defaults.mcp` merged with `agents.list[].mcp` of
+/// `options.agent`, or current OpenClaw's top-level `mcp.servers`), a Claude Desktop / Cursor /
+/// VS Code `mcpServers` file, or an ACP `session/new` `mcpServers` array. The shape is detected
+/// unless `options.shape` names it. Throws an `Error` naming the path and the problem.
 #[napi(
-    ts_args_type = "input: unknown, options?: { agent?: string }",
+    ts_args_type = "input: unknown, options?: LoadMcpConfigOptions",
     ts_return_type = "McpConfig"
 )]
-pub fn load_mcp_config(env: &Env, input: Unknown, options: Option<LoadOptions>) -> Result<Value> {
+pub fn load_mcp_config(
+    env: &Env,
+    input: Unknown,
+    options: Option<LoadMcpConfigOptions>,
+) -> Result<Value> {
+    Ok(inspect(env, input, options)?.config)
+}
+
+/// Like `loadMcpConfig`, and also says which shape it read and what it ignored or changed.
+#[napi(ts_args_type = "input: unknown, options?: LoadMcpConfigOptions")]
+pub fn inspect_mcp_config(
+    env: &Env,
+    input: Unknown,
+    options: Option<LoadMcpConfigOptions>,
+) -> Result<InspectedMcpConfig> {
+    inspect(env, input, options)
+}
+
+/// One `McpConfig` per agent of an `openclaw.json`, each its own copy, for a gateway that runs one
+/// manager per agent.
+#[napi(ts_args_type = "input: unknown")]
+pub fn manager_configs_for_openclaw(env: &Env, input: Unknown) -> Result<Vec<AgentMcpConfig>> {
     let input = super::json_from_js(env, input)?;
-    let agent = options.and_then(|o| o.agent);
-    let extracted = config::detect_and_extract(&input, agent.as_deref())
+    let configs = config::manager_configs_for_openclaw(&input)
         .map_err(|e| Error::new(Status::InvalidArg, e))?;
-    config::check_transports(&extracted).map_err(|e| Error::new(Status::InvalidArg, e))?;
-    let valid = config::validate_mcp_config(&extracted)
-        .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))?;
-    Ok(valid.data)
+    configs
+        .into_iter()
+        .map(|(agent, raw)| {
+            Ok(AgentMcpConfig {
+                agent,
+                config: validated(&raw)?,
+            })
+        })
+        .collect()
+}
+
+fn inspect(
+    env: &Env,
+    input: Unknown,
+    options: Option<LoadMcpConfigOptions>,
+) -> Result<InspectedMcpConfig> {
+    let input = super::json_from_js(env, input)?;
+    let options = options.unwrap_or(LoadMcpConfigOptions {
+        agent: None,
+        shape: None,
+    });
+    let shape = match options.shape.as_deref() {
+        Some(name) => {
+            Some(config::ConfigShape::parse(name).map_err(|e| Error::new(Status::InvalidArg, e))?)
+        }
+        None => None,
+    };
+    let extracted = config::extract_mcp_config(
+        &input,
+        &config::ExtractOptions {
+            agent: options.agent.as_deref(),
+            shape,
+        },
+    )
+    .map_err(|e| Error::new(Status::InvalidArg, e))?;
+    Ok(InspectedMcpConfig {
+        shape: extracted.shape.name().to_owned(),
+        config: validated(&extracted.config)?,
+        warnings: extracted.warnings,
+    })
+}
+
+fn validated(raw: &Value) -> Result<Value> {
+    config::check_transports(raw).map_err(|e| Error::new(Status::InvalidArg, e))?;
+    config::validate_mcp_config(raw)
+        .map(|v| v.data)
+        .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))
 }
 
 #[napi(object)]
-pub struct LoadOptions {
+pub struct LoadMcpConfigOptions {
+    /// The agent whose servers to use, with an `openclaw.json`.
     pub agent: Option<String>,
+    /// Skip detection: 'mcp', 'openclaw', 'openclaw-mcp', 'mcpServers' or 'acp'.
+    #[napi(ts_type = "'mcp' | 'openclaw' | 'openclaw-mcp' | 'mcpServers' | 'acp'")]
+    pub shape: Option<String>,
+}
+
+#[napi(object)]
+pub struct InspectedMcpConfig {
+    #[napi(ts_type = "'mcp' | 'openclaw' | 'openclaw-mcp' | 'mcpServers' | 'acp'")]
+    pub shape: String,
+    #[napi(ts_type = "McpConfig")]
+    pub config: Value,
+    /// What was ignored or changed on the way (unknown keys, unsupported fields...).
+    pub warnings: Vec<String>,
+}
+
+#[napi(object)]
+pub struct AgentMcpConfig {
+    pub agent: String,
+    #[napi(ts_type = "McpConfig")]
+    pub config: Value,
 }
 
 #[napi(object)]

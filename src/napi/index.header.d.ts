@@ -37,6 +37,12 @@ export interface McpServerConfig {
   resourceFilter?: string[]
   /** Accepted for compatibility; has no effect. Default 300000. */
   resourceRefreshMs?: number
+  /** Which of the server's tools to offer (`*` glob, case-sensitive); exclude wins. */
+  toolFilter?: { include?: string[]; exclude?: string[] }
+  /** http / sse: a PEM file of extra CA certificates trusted for this server. */
+  caFile?: string
+  /** http: retry as legacy SSE when the server turns out to be SSE-only. Default true. */
+  sseFallback?: boolean
 }
 
 export interface McpConfig {
@@ -62,6 +68,20 @@ export interface McpManagerOptions {
   wrapFormat?: 'id' | 'legacy'
   /** Each of the two shutdown waits (after closing stdin, after SIGTERM), in ms. Default 2000. */
   shutdownGraceMs?: number
+  /**
+   * 'compat' (default): `mcp_<prefix>_<tool>`, made provider-safe (`^[A-Za-z0-9_-]{1,64}$`) and
+   * unique only where it is not. 'openclaw': current OpenClaw's `<server>__<tool>`.
+   */
+  toolNames?: 'compat' | 'openclaw'
+  /** Agent tool names to offer (`*` wildcard, case-insensitive); empty offers all. */
+  allow?: string[]
+  /** Agent tool names never to offer or call; wins over `allow`. */
+  deny?: string[]
+  /**
+   * OpenClaw's `secrets.providers` (from openclaw.json): the named file and exec providers that
+   * SecretRef objects `{ source: 'file' | 'exec', provider, id }` in `env`/`headers` refer to.
+   */
+  secretProviders?: Record<string, { source: 'file' | 'exec'; [key: string]: unknown }>
 }
 
 export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' | 'closed'

@@ -8,11 +8,13 @@ use napi_derive::napi;
 
 use super::logger::JsLogSink;
 use super::tool::agent_tool_object;
+use crate::bridge::NameScheme;
 use crate::config;
 use crate::log::{Log, LogSink, NullSink};
 use crate::manager::{Manager, ManagerOptions};
+use crate::policy::ToolPolicy;
 use crate::secrets::Redactor;
-use crate::secrets::SecretResolver;
+use crate::secrets::{ProviderDefinitions, SecretResolver};
 use crate::security::WrapFormat;
 
 #[napi(object)]
@@ -25,13 +27,13 @@ pub struct McpServerStatusEntry {
     pub transport: Option<String>,
 }
 
-#[napi(js_name = "McpManager")]
-pub struct JsMcpManager {
+#[napi]
+pub struct McpManager {
     inner: Arc<Manager>,
 }
 
 #[napi]
-impl JsMcpManager {
+impl McpManager {
     /// Builds one client per enabled server (nothing starts until `start()`). Throws
     /// `Unknown transport '<t>' for server '<name>'`, or `Invalid MCP config: <problems>`.
     #[napi(
@@ -45,6 +47,7 @@ impl JsMcpManager {
             .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))?;
         let mut manager_options = ManagerOptions::default();
         let mut sink: Arc<dyn LogSink> = Arc::new(NullSink);
+        let mut provider_definitions = ProviderDefinitions::default();
         if let Some(options) = options {
             if let Some(logger) = options.get::<Object>("logger")? {
                 sink = Arc::new(JsLogSink::from_object(&logger)?);
@@ -61,6 +64,22 @@ impl JsMcpManager {
                     }
                 };
             }
+            if let Some(scheme) = options.get::<String>("toolNames")? {
+                manager_options.name_scheme = NameScheme::parse(&scheme).ok_or_else(|| {
+                    Error::new(
+                        Status::InvalidArg,
+                        format!("Invalid toolNames '{scheme}': expected 'compat' or 'openclaw'"),
+                    )
+                })?;
+            }
+            let allow = options.get::<Vec<String>>("allow")?.unwrap_or_default();
+            let deny = options.get::<Vec<String>>("deny")?.unwrap_or_default();
+            manager_options.policy = ToolPolicy::new(allow, deny);
+            if let Some(providers) = options.get::<Unknown>("secretProviders")? {
+                let providers = super::json_from_js(env, providers)?;
+                provider_definitions = ProviderDefinitions::from_providers(&providers)
+                    .map_err(|e| Error::new(Status::InvalidArg, format!("secretProviders: {e}")))?;
+            }
             if let Some(ms) = options.get::<f64>("shutdownGraceMs")? {
                 if !(0.0..=600_000.0).contains(&ms) {
                     return Err(Error::new(
@@ -72,7 +91,13 @@ impl JsMcpManager {
             }
         }
         let log = Log::new(sink, Redactor::default());
-        let resolver = Arc::new(SecretResolver::with_default_providers());
+        // The resolver masks what it substitutes (a `${TOKEN}` inside `Bearer ${TOKEN}`) with the
+        // manager's redactor, on top of what the supervisor registers.
+        let resolver = Arc::new(
+            SecretResolver::with_default_providers()
+                .with_provider_definitions(provider_definitions)
+                .with_redactor(log.redactor().clone()),
+        );
         Ok(Self {
             inner: Arc::new(Manager::new(
                 validated.config,

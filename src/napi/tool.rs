@@ -24,7 +24,7 @@ pub fn agent_tool_object<'env>(
     tool: AgentTool,
 ) -> Result<Object<'env>> {
     let mut object = Object::new(env)?;
-    object.set("name", tool.tool.agent_name.as_str())?;
+    object.set("name", tool.name.as_str())?;
     object.set("label", tool.tool.label.as_str())?;
     object.set("description", tool.tool.description.as_str())?;
     object.set(
@@ -35,8 +35,9 @@ pub fn agent_tool_object<'env>(
     let server_index = tool.server_index;
     let server = tool.server;
     let mcp_name = tool.tool.mcp_name;
+    let agent_name = tool.name;
     let execute = env.create_function_from_closure::<Unknown, _, _>("execute", move |ctx| {
-        let call = AssertUnwindSafe(|| start_call(&ctx, &manager, server_index, &server, &mcp_name));
+        let call = AssertUnwindSafe(|| start_call(&ctx, &manager, server_index, &server, &mcp_name, &agent_name));
         match std::panic::catch_unwind(call) {
             Ok(result) => result,
             Err(_) => resolved(
@@ -58,6 +59,7 @@ fn start_call(
     server_index: usize,
     server: &str,
     tool: &str,
+    agent_name: &str,
 ) -> Result<sys::napi_value> {
     let arg = |i: usize| -> Result<Option<Unknown>> {
         if i >= ctx.length() {
@@ -113,8 +115,16 @@ fn start_call(
     let manager = manager.clone();
     let server = server.to_owned();
     let tool = tool.to_owned();
+    let agent_name = agent_name.to_owned();
     let fut = async move {
-        let run = manager.execute(server_index, &tool, arguments, &cancel, progress);
+        let run = manager.execute(
+            server_index,
+            &tool,
+            &agent_name,
+            arguments,
+            &cancel,
+            progress,
+        );
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
         // The call's progress sender is gone now; let the forwarder hand its last updates to
         // `onUpdate` before the result settles, so no update arrives after the result.
