@@ -23,4 +23,4 @@ pub use shapes::{
     ExtractOptions, ExtractedConfig, detect_config_shape, extract_mcp_config, load_config_file,
     manager_configs_for_openclaw,
 };
-pub use validate::{check_transports, validate_mcp_config};
+pub use validate::{check_transports, parse_manager_config, validate_mcp_config};

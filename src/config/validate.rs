@@ -413,3 +413,10 @@ pub fn check_transports(input: &Value) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// What the manager's constructor accepts: the contract's unknown-transport message first (as
+/// the original threw it), then full validation as `Invalid MCP config: <problems>`.
+pub fn parse_manager_config(input: &Value) -> Result<ValidatedConfig, String> {
+    check_transports(input)?;
+    validate_mcp_config(input).map_err(|e| format!("Invalid MCP config: {e}"))
+}

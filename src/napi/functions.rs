@@ -101,10 +101,9 @@ fn inspect(
 }
 
 fn validated(raw: &Value) -> Result<Value> {
-    config::check_transports(raw).map_err(|e| Error::new(Status::InvalidArg, e))?;
-    config::validate_mcp_config(raw)
+    config::parse_manager_config(raw)
         .map(|v| v.data)
-        .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))
+        .map_err(|e| Error::new(Status::InvalidArg, e))
 }
 
 #[napi(object)]

@@ -42,9 +42,8 @@ impl McpManager {
     )]
     pub fn new(env: &Env, config: Unknown, options: Option<Object>) -> Result<Self> {
         let config = super::json_from_js(env, config)?;
-        config::check_transports(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
-        let validated = config::validate_mcp_config(&config)
-            .map_err(|e| Error::new(Status::InvalidArg, format!("Invalid MCP config: {e}")))?;
+        let validated =
+            config::parse_manager_config(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
         let mut manager_options = ManagerOptions::default();
         let mut sink: Arc<dyn LogSink> = Arc::new(NullSink);
         let mut provider_definitions = ProviderDefinitions::default();
