@@ -68,8 +68,8 @@ describe('start, status and the tool surface', () => {
     expect(manager.getAgentTools()).toEqual([])
     await manager.start()
     expect(manager.getStatus()).toEqual([
-      { name: 'zeta', status: 'ready', toolCount: BUILTIN_COUNT },
-      { name: 'alpha', status: 'ready', toolCount: BUILTIN_COUNT },
+      { name: 'zeta', status: 'ready', toolCount: BUILTIN_COUNT, transport: 'stdio' },
+      { name: 'alpha', status: 'ready', toolCount: BUILTIN_COUNT, transport: 'stdio' },
     ])
     const names = manager.getAgentTools().map((t) => t.name)
     expect(names).toEqual([
@@ -82,7 +82,7 @@ describe('start, status and the tool surface', () => {
 
   it('start() resolves with the server ready and logs connected at info level', async () => {
     const { manager, log } = await startFault()
-    expect(manager.getStatus()).toEqual([{ name: 'fault', status: 'ready', toolCount: BUILTIN_COUNT }])
+    expect(manager.getStatus()).toEqual([{ name: 'fault', status: 'ready', toolCount: BUILTIN_COUNT, transport: 'stdio' }])
     await log.waitFor('info', `MCP server 'fault' connected (${BUILTIN_COUNT} tools)`)
     expect(log.all('error')).toEqual([])
   })
@@ -234,7 +234,7 @@ describe('tool results', () => {
   it('tools/list is paginated to the end (250 extra tools, 40 per page)', async () => {
     const { manager, log } = await startFault(['--tools', 250, '--page-size', 40])
     const total = 250 + BUILTIN_COUNT
-    expect(statusOf(manager, 'fault')).toEqual({ name: 'fault', status: 'ready', toolCount: total })
+    expect(statusOf(manager, 'fault')).toEqual({ name: 'fault', status: 'ready', toolCount: total, transport: 'stdio' })
     const names = manager.getAgentTools().map((t) => t.name)
     expect(names).toHaveLength(total)
     expect(new Set(names).size).toBe(total)
@@ -404,7 +404,7 @@ describe('failed starts, crashes and restarts', () => {
     // default restart policy for `dead`: start() must not wait for its 5 retries
     const { ms } = await timed(manager.start())
     expect(ms).toBeLessThan(5_000)
-    expect(statusOf(manager, 'good')).toEqual({ name: 'good', status: 'ready', toolCount: BUILTIN_COUNT })
+    expect(statusOf(manager, 'good')).toEqual({ name: 'good', status: 'ready', toolCount: BUILTIN_COUNT, transport: 'stdio' })
     expect(statusOf(manager, 'dead')?.status).not.toBe('ready')
     expect(manager.getAgentTools().every((t) => t.name.startsWith('mcp_good_'))).toBe(true)
     expect(manager.getAgentTools()).toHaveLength(BUILTIN_COUNT)
