@@ -7,7 +7,7 @@ use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::logger::JsLogSink;
-use super::tool::agent_tool_object;
+use super::tool::{agent_tool_object, json_parse};
 use crate::bridge::NameScheme;
 use crate::config;
 use crate::log::{Log, LogSink, NullSink};
@@ -123,8 +123,9 @@ impl McpManager {
     pub fn get_agent_tools<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
         let tools = self.inner.agent_tools();
         let mut array = env.create_array(tools.len() as u32)?;
+        let parse = json_parse(env)?;
         for (i, tool) in tools.into_iter().enumerate() {
-            array.set(i as u32, agent_tool_object(env, &self.inner, tool)?)?;
+            array.set(i as u32, agent_tool_object(env, &parse, &self.inner, tool)?)?;
         }
         Ok(array)
     }
