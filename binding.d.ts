@@ -3,6 +3,14 @@
 
 export type McpTransport = 'stdio' | 'sse' | 'http' | 'streamable-http'
 
+/** OpenClaw's SecretRef object, accepted wherever a secret reference string is. */
+export interface SecretRef {
+  source: 'env' | 'file' | 'exec'
+  /** For 'file' and 'exec': a provider of the manager's `secretProviders`. */
+  provider?: string
+  id: string
+}
+
 /** One server entry of `McpConfig.servers` (OpenClaw PR #21530's shape). */
 export interface McpServerConfig {
   /** Default true; a disabled server is skipped entirely. */
@@ -14,13 +22,13 @@ export interface McpServerConfig {
   /** stdio: the program to run (no shell). */
   command?: string
   args?: string[]
-  /** Applied on top of the host environment; values may be `secret://` references. */
-  env?: Record<string, string>
+  /** Applied on top of the host environment; values may be secret references (README). */
+  env?: Record<string, string | SecretRef>
   cwd?: string
   /** http / sse: the server URL. */
   url?: string
-  /** http / sse: sent on every request; values may be `secret://` references. */
-  headers?: Record<string, string>
+  /** http / sse: sent on every request to the server's origin; values may be secret references. */
+  headers?: Record<string, string | SecretRef>
   /** Connect (spawn + initialize + tools/list) timeout in ms. Default 30000. */
   timeout?: number
   /** Per tool call, in ms. Default 60000. */
