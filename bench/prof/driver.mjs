@@ -1,0 +1,64 @@
+// A single-client loop to profile one scenario (perf, node --cpu-prof):
+//
+//   node bench/prof/driver.mjs --what tools|exec|conc|large|wrap [--client native|sdk]
+//        [--addon PATH] [--seconds S] [--bytes N] [--conc C]
+//
+// e.g.  perf record -e cpu-clock -F 2000 -g -o bench/prof/out/tools.data -- \
+//         node --perf-basic-prof bench/prof/driver.mjs --what tools --addon bench/.native/prof/mcp-native.linux-x64-gnu.node
+// Prints the operation count and the mean time per operation.
+
+import { nativeContender, sdkContender, serverSpec, loadNative } from '../lib/contenders.mjs'
+import { wrapToolResult } from '../lib/openclaw-wrap.mjs'
+import { genText } from '../lib/text.mjs'
+
+const argv = process.argv.slice(2)
+const opt = (f, d) => {
+  const i = argv.indexOf(f)
+  return i >= 0 ? argv[i + 1] : d
+}
+const what = opt('--what', 'exec')
+const client = opt('--client', 'native')
+const addon = opt('--addon', new URL('../.native/mcp-native.linux-x64-gnu.node', import.meta.url).pathname)
+const seconds = Number(opt('--seconds', '5'))
+const bytes = Number(opt('--bytes', '1000000'))
+const conc = Number(opt('--conc', '64'))
+const server = opt('--server', 'rust')
+
+const contender = client === 'native' ? nativeContender(addon) : sdkContender()
+let ops = 0
+const t0 = performance.now()
+const end = t0 + seconds * 1000
+
+if (what === 'wrap') {
+  const text = genText(bytes)
+  const native = loadNative(addon)
+  const run = client === 'native'
+    ? (t) => { native.detectSuspiciousPatterns(t); return native.wrapExternalContent(t, { source: 'mcp_server', sender: 'bench', includeWarning: true }) }
+    : (t) => wrapToolResult(t, 'bench')
+  while (performance.now() < end) { run(text); ops++ }
+} else {
+  const s = await contender.start([serverSpec(server, 's0', { tools: what === 'tools' ? 998 : 0 })])
+  s.verify()
+  const tStart = performance.now()
+  const stop = tStart + seconds * 1000
+  if (what === 'tools') {
+    while (performance.now() < stop) { s.getTools(); ops++ }
+  } else if (what === 'exec') {
+    const call = s.caller('echo')
+    while (performance.now() < stop) { await call({ text: 'hi' }); ops++ }
+  } else if (what === 'conc') {
+    const call = s.caller('echo')
+    await Promise.all(Array.from({ length: conc }, async () => {
+      while (performance.now() < stop) { await call({ text: 'hi' }); ops++ }
+    }))
+  } else if (what === 'large') {
+    const call = s.caller('text')
+    while (performance.now() < stop) { s.text(await call({ bytes })); ops++ }
+  }
+  const dt = performance.now() - tStart
+  await s.shutdown()
+  console.log(`${client} ${what}: ${ops} ops in ${dt.toFixed(0)} ms, ${(dt / ops * 1000).toFixed(1)} µs/op`)
+  process.exit(0)
+}
+const dt = performance.now() - t0
+console.log(`${client} ${what}: ${ops} ops in ${dt.toFixed(0)} ms, ${(dt / ops * 1000).toFixed(1)} µs/op, ${(bytes / 1e6 * ops / (dt / 1000)).toFixed(0)} MB/s`)
