@@ -9,7 +9,8 @@
 // Options: --addon PATH (a built .node; default: a release build in bench/.native, built when
 // missing or older than the sources), --servers rust,node, --only start,exec,conc,large,tools,
 // shutdown,rss,wrap, --merge (with --only: replace just those rows in the results file and the
-// docs), --no-langchain, --no-docs, --out FILE, --no-build.
+// docs), --render (rewrite the docs from the results file, no measuring), --no-langchain,
+// --no-docs, --out FILE, --no-build.
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
@@ -566,7 +567,14 @@ function table(meta) {
     '| server | scenario | metric | floor (raw pipe) | native | SDK (OpenClaw-like) | LangChain | native / SDK | native / LangChain | native / floor | SDK / floor | n | load |',
     '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
-  for (const r of rows) {
+  const order = ['start', 'exec', 'conc', 'large', 'tools', 'shutdown', 'rss', 'wrap']
+  const servers = ['rust', 'node', '-']
+  const sorted = rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => servers.indexOf(a.r.server) - servers.indexOf(b.r.server)
+      || order.indexOf(a.r.group) - order.indexOf(b.r.group) || a.i - b.i)
+    .map((x) => x.r)
+  for (const r of sorted) {
     const v = (id) => r.values[id]?.value
     const n = [...new Set(Object.values(r.values).filter(Boolean).map((x) => x.n))].join('/')
     const dir = r.better === 'higher' ? ' ↑' : ''
@@ -615,6 +623,17 @@ function writeDocs(meta) {
 // ------------------------------------------------------------------------------------------ main
 
 async function main() {
+  if (has('--render')) {
+    // Re-render docs/benchmarks.md (and the targets) from an existing results file; no measuring.
+    const old = JSON.parse(readFileSync(OUT, 'utf8'))
+    rows.push(...old.rows)
+    const { rows: _rows, errors: oldErrors, ...meta } = old
+    meta.targets = targets()
+    writeFileSync(OUT, `${JSON.stringify({ ...meta, rows, errors: oldErrors }, null, 2)}\n`)
+    writeDocs(meta)
+    console.log(table(meta))
+    return
+  }
   const loadStart = os.loadavg().map((x) => x.toFixed(2)).join(' ')
   const addon = ensureBuilds()
   if (!existsSync(RUST_SERVER)) throw new Error(`no bench server at ${RUST_SERVER}`)
@@ -634,7 +653,10 @@ async function main() {
     if (runs('exec') || runs('conc') || runs('large')) await scenario(`${kind}: execute()`, () => benchExec(kind, all))
     if (runs('tools')) await scenario(`${kind}: getAgentTools()`, () => benchTools(kind, all))
     if (runs('shutdown')) await scenario(`${kind}: shutdown()`, () => benchShutdown(kind, all))
-    if (runs('rss')) await scenario(`${kind}: host RSS`, () => benchRss(kind, all, addon.path))
+    // Host memory per idle server is a property of the client, not of the server; with the slow
+    // Node servers the host's RSS drifts by megabytes while they connect (V8 and malloc handing
+    // memory back on their own timers), which swamps a 50-KB-per-server signal. Rust servers only.
+    if (runs('rss') && kind === 'rust') await scenario(`${kind}: host RSS`, () => benchRss(kind, all, addon.path))
   }
   if (runs('wrap')) await scenario('wrap + detect', () => benchWrap(native))
 
