@@ -30,6 +30,11 @@ impl Level {
 /// Receives finished, already-redacted log lines.
 pub trait LogSink: Send + Sync {
     fn log(&self, level: Level, message: &str);
+
+    /// Whether lines of `level` go anywhere; lets hot paths skip formatting them.
+    fn wants(&self, _level: Level) -> bool {
+        true
+    }
 }
 
 /// Discards everything (the default when the host passes no logger).
@@ -37,6 +42,10 @@ pub struct NullSink;
 
 impl LogSink for NullSink {
     fn log(&self, _level: Level, _message: &str) {}
+
+    fn wants(&self, _level: Level) -> bool {
+        false
+    }
 }
 
 /// A sink plus the redactor every line goes through. Cheap to clone.
@@ -72,6 +81,16 @@ impl Log {
 
     pub fn debug(&self, message: &str) {
         self.emit(Level::Debug, message)
+    }
+
+    /// A debug line built only when something listens (the sink or a tracing subscriber):
+    /// for per-call lines on the tool-call path.
+    pub fn debug_with(&self, message: impl FnOnce() -> String) {
+        if self.sink.wants(Level::Debug)
+            || tracing::enabled!(target: "openclaw_mcp_native", tracing::Level::DEBUG)
+        {
+            self.emit(Level::Debug, &message())
+        }
     }
     pub fn info(&self, message: &str) {
         self.emit(Level::Info, message)

@@ -279,8 +279,8 @@ impl Manager {
         match result {
             Ok(result) => {
                 self.log
-                    .debug(&format!("MCP tool call {name}/{tool} took {elapsed} ms"));
-                let text = bridge::result::result_text(&result);
+                    .debug_with(|| format!("MCP tool call {name}/{tool} took {elapsed} ms"));
+                let text = bridge::result::result_text(result);
                 ToolOutcome::Ok {
                     text: self.wrap_untrusted(name, tool, &text),
                     server: name.to_owned(),
@@ -288,9 +288,9 @@ impl Manager {
                 }
             }
             Err(error) => {
-                self.log.debug(&format!(
-                    "MCP tool call {name}/{tool} took {elapsed} ms (error)"
-                ));
+                self.log.debug_with(|| {
+                    format!("MCP tool call {name}/{tool} took {elapsed} ms (error)")
+                });
                 ToolOutcome::Err {
                     text: self.error_text(name, tool, &error),
                 }

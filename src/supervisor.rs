@@ -62,9 +62,9 @@ pub struct ToolEntry {
     pub mcp_name: String,
     pub label: String,
     pub description: String,
-    pub parameters: Arc<serde_json::Value>,
-    /// `parameters` serialised once per discovery: handing JS a string for its own
-    /// `JSON.parse` is far cheaper than building the object value by value.
+    /// The converted parameter schema (compat mode), serialised once per discovery: JS gets a
+    /// fresh object per `getAgentTools()` from its own `JSON.parse`, far cheaper than building
+    /// it value by value through napi.
     pub parameters_json: Arc<str>,
 }
 
@@ -576,7 +576,6 @@ async fn list_tools(server: &Server, peer: &Peer<RoleClient>) -> Result<Vec<Tool
                 label: bridge::tool_label(&config.name, &tool.name),
                 description: bridge::tool_description(&config.name, tool.description.as_deref()),
                 parameters_json: Arc::from(parameters.to_string()),
-                parameters: Arc::new(parameters),
             }
         })
         .collect())

@@ -43,15 +43,24 @@ impl JsLogSink {
     }
 }
 
+impl JsLogSink {
+    fn method(&self, level: Level) -> Option<&LogFn> {
+        match level {
+            Level::Debug => self.debug.as_ref(),
+            Level::Info => self.info.as_ref(),
+            Level::Warn => self.warn.as_ref(),
+            Level::Error => self.error.as_ref(),
+        }
+    }
+}
+
 impl LogSink for JsLogSink {
+    fn wants(&self, level: Level) -> bool {
+        self.method(level).is_some()
+    }
+
     fn log(&self, level: Level, message: &str) {
-        let target = match level {
-            Level::Debug => &self.debug,
-            Level::Info => &self.info,
-            Level::Warn => &self.warn,
-            Level::Error => &self.error,
-        };
-        if let Some(func) = target {
+        if let Some(func) = self.method(level) {
             func.call_with_return_value(
                 message.to_owned(),
                 ThreadsafeFunctionCallMode::NonBlocking,
