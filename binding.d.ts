@@ -228,6 +228,19 @@ export declare function resolveSecret(value: string): Promise<string>
 /** Resolves every value of the record in parallel; any failure rejects the whole call. */
 export declare function resolveSecrets(record: Record<string, string>): Promise<Record<string, string>>
 
+/**
+ * `detectSuspiciousPatterns` and `wrapExternalContent` of the same content in one call (what
+ * a tool result goes through), so the text crosses from JS once.
+ */
+export declare function scanAndWrapExternalContent(content: string, opts: WrapExternalContentOptions): ScannedExternalContent
+
+export interface ScannedExternalContent {
+  /** `wrapExternalContent(content, opts)`. */
+  wrapped: string
+  /** `detectSuspiciousPatterns(content, opts.format)`. */
+  suspicious: Array<string>
+}
+
 export interface SecretReference {
   provider: string
   path: string

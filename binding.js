@@ -844,5 +844,6 @@ module.exports.nativeVersion = nativeBinding.nativeVersion
 module.exports.parseSecretUri = nativeBinding.parseSecretUri
 module.exports.resolveSecret = nativeBinding.resolveSecret
 module.exports.resolveSecrets = nativeBinding.resolveSecrets
+module.exports.scanAndWrapExternalContent = nativeBinding.scanAndWrapExternalContent
 module.exports.validateMcpConfig = nativeBinding.validateMcpConfig
 module.exports.wrapExternalContent = nativeBinding.wrapExternalContent

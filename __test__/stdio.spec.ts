@@ -140,6 +140,80 @@ describe('start, status and the tool surface', () => {
     expectWrappedResult(await manager.getTools()[0].execute('c1', { text: 'via getTools' }), 'fault', 'echo', 'via getTools')
   })
 
+  it('tool objects are exact and fresh all the way down, whatever the strings and keys in them', async () => {
+    // getAgentTools() compiles one JS builder per discovered tool set (src/napi/tool.rs);
+    // these strings and keys are what could go wrong in generated source.
+    const odd = 'q"uote \\ back </script> */ ${x} `tick` \u2028 \u2029 \u0000 é 😀'
+    // the schema conversion drops a `__proto__` property (as the original did) but copies
+    // `enum` values, so one carries a `__proto__` key into the parameters
+    const protoValue = JSON.parse('{"__proto__":{"deep":true}}')
+    const schema = {
+      type: 'object',
+      properties: {
+        constructor: { type: 'number' },
+        [odd]: { type: 'string', description: odd },
+        e: { type: 'string', enum: [odd, protoValue, 9007199254740993, -0, 1e308, '\u2029'] },
+        '0': { type: 'array', items: { type: 'integer' } },
+      },
+      required: [odd],
+    }
+    const file = path.join(tempDir(), 'tools.json')
+    fs.writeFileSync(file, JSON.stringify([
+      { name: 'odd', description: odd, inputSchema: schema },
+      { name: 'plain', description: 'no proto here', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
+    ]))
+    const { manager } = await startFault(['--tools-file', file])
+    const a = manager.getAgentTools()
+    const b = manager.getAgentTools()
+    const oddTool = toolByName(manager, 'mcp_fault_odd')
+    expect(oddTool.description).toBe(`[MCP server: fault] ${odd}`)
+    expect(oddTool.label).toBe('MCP: fault/odd')
+    expect(oddTool.parameters).toEqual({
+      type: 'object',
+      required: [odd],
+      properties: {
+        '0': { type: 'array', items: { type: 'number' } },
+        constructor: { type: 'number' },
+        [odd]: { type: 'string', description: odd },
+        e: {
+          anyOf: [
+            { const: odd, type: 'string' },
+            { const: protoValue, type: 'object' },
+            { const: 9007199254740992, type: 'number' },
+            { const: 0, type: 'number' },
+            { const: 1e308, type: 'number' },
+            { const: '\u2029', type: 'string' },
+          ],
+        },
+      },
+    })
+    const props = oddTool.parameters.properties as Record<string, { anyOf: Array<{ const: object }> }>
+    expect(Object.keys(props)).toEqual(['0', 'constructor', odd, 'e'])
+    const protoConst = props.e.anyOf[1].const
+    expect(Object.getPrototypeOf(protoConst)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(protoConst, '__proto__')?.value).toEqual({ deep: true })
+    const plain = toolByName(manager, 'mcp_fault_plain')
+    expect(plain.parameters).toEqual({ type: 'object', properties: { n: { type: 'number' } } })
+    // fresh at every level, and a change to one list does not reach the next
+    for (let i = 0; i < a.length; i++) {
+      expect(a[i]).not.toBe(b[i])
+      expect(a[i].parameters).not.toBe(b[i].parameters)
+      expect(a[i].execute).not.toBe(b[i].execute)
+      expect({ ...a[i], execute: null }).toEqual({ ...b[i], execute: null })
+      expect(typeof a[i].execute).toBe('function')
+    }
+    const oddA = a.find((t) => t.name === 'mcp_fault_odd')!
+    ;(oddA.parameters.properties as Record<string, { type: string }>).constructor.type = 'changed'
+    expect((toolByName(manager, 'mcp_fault_odd').parameters.properties as Record<string, { type: string }>).constructor.type).toBe('number')
+    ;(a[0].parameters as Record<string, unknown>).type = 'changed'
+    expect(manager.getAgentTools()[0].parameters.type).toBe('object')
+    // every tool routes to its own server tool
+    expect((await oddA.execute('c1', { [odd]: odd })).content[0].text).toContain(JSON.stringify({ [odd]: odd }))
+    expect((await plain.execute('c2', { n: 1 })).content[0].text).toContain('{"n":1}')
+    expectWrappedResult(await toolByName(manager, 'mcp_fault_echo').execute('c3', { text: 'e' }), 'fault', 'echo', 'e')
+    expect(manager.getAgentTools().map((t) => t.name)).toEqual(a.map((t) => t.name))
+  })
+
   it("toolPrefix replaces the server name in tool names only; '' gives mcp__<tool>", async () => {
     const { manager } = await startWith({ fx: faultServer([], { toolPrefix: 'pre' }), bare: faultServer([], { toolPrefix: '' }) })
     const pre = toolByName(manager, 'mcp_pre_echo')
@@ -188,6 +262,22 @@ describe('tool results', () => {
     const args = { mode: 'fast', count: 2, tags: ['a', 'ü', '😀'], opts: { verbose: true, level: 1.5 }, meta: { k: [1, null] } }
     const r = await toolByName(manager, 'mcp_fault_schema').execute('c', args)
     expect(JSON.parse(wrappedBody(r))).toEqual(args)
+  })
+
+  it('arguments are serialised as JSON.stringify does; a cycle or a BigInt is an error result naming the cause', async () => {
+    const { manager } = await startFault()
+    const schema = toolByName(manager, 'mcp_fault_schema')
+    const when = new Date(0)
+    const r = await schema.execute('c', { when, gone: undefined, nested: { toJSON: () => 'custom' }, 'nul\u0000key': 1 })
+    expect(JSON.parse(wrappedBody(r))).toEqual({ when: '1970-01-01T00:00:00.000Z', nested: 'custom', 'nul\u0000key': 1 })
+    const cyclic: Record<string, unknown> = { a: 1 }
+    cyclic.self = cyclic
+    const bad = await schema.execute('c', cyclic)
+    expect(bad.details).toEqual({ error: true })
+    expect(bad.content[0].text).toMatch(/^MCP tool error \(fault\/schema\): tool arguments .*circular/i)
+    const big = await schema.execute('c', { n: 1n })
+    expect(big.content[0].text).toMatch(/^MCP tool error \(fault\/schema\): tool arguments .*BigInt/)
+    expect((await schema.execute('c', [1, 2])).content[0].text).toBe('MCP tool error (fault/schema): tool arguments must be an object')
   })
 
   it('an image item becomes [Image: image/png]', async () => {

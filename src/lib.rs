@@ -11,6 +11,7 @@ pub mod bridge;
 pub mod client_handler;
 pub mod config;
 pub mod error;
+pub mod js_text;
 pub mod log;
 pub mod manager;
 pub mod policy;

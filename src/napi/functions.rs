@@ -2,12 +2,15 @@
 
 use std::collections::HashMap;
 
+use ::napi::JsString;
 use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
+use super::text::{Text, rust_string};
 use crate::config;
+use crate::js_text::JsText;
 use crate::secrets::{self, SecretResolver};
 use crate::security::{self, WrapFormat, WrapOptions};
 
@@ -154,10 +157,8 @@ fn wrap_format(format: Option<&str>) -> Result<WrapFormat> {
     }
 }
 
-/// OpenClaw's untrusted-content block around `content` (id format by default).
-#[napi]
-pub fn wrap_external_content(content: String, opts: WrapExternalContentOptions) -> Result<String> {
-    let options = WrapOptions {
+fn wrap_options(opts: &WrapExternalContentOptions) -> Result<WrapOptions<'_>> {
+    Ok(WrapOptions {
         source: &opts.source,
         sender: opts.sender.as_deref(),
         subject: opts.subject.as_deref(),
@@ -165,18 +166,57 @@ pub fn wrap_external_content(content: String, opts: WrapExternalContentOptions) 
         include_warning: opts.include_warning.unwrap_or(true),
         format: wrap_format(opts.format.as_deref())?,
         mcp_server_label: true,
-    };
-    Ok(security::wrap_external_content(&content, &options))
+    })
+}
+
+/// OpenClaw's untrusted-content block around `content` (id format by default).
+#[napi(
+    ts_args_type = "content: string, opts: WrapExternalContentOptions",
+    ts_return_type = "string"
+)]
+pub fn wrap_external_content(content: JsString, opts: WrapExternalContentOptions) -> Result<Text> {
+    let options = wrap_options(&opts)?;
+    let content = rust_string(content)?;
+    Ok(Text(JsText::new(security::wrap_external_content(
+        &content, &options,
+    ))))
 }
 
 /// The `source` of every suspicious-pattern regex that matches, in list order.
 #[napi(ts_args_type = "content: string, format?: 'id' | 'legacy'")]
-pub fn detect_suspicious_patterns(content: String, format: Option<String>) -> Result<Vec<String>> {
+pub fn detect_suspicious_patterns(
+    content: JsString,
+    format: Option<String>,
+) -> Result<Vec<&'static str>> {
     let format = wrap_format(format.as_deref())?;
-    Ok(security::detect_suspicious_patterns(&content, format)
-        .into_iter()
-        .map(str::to_owned)
-        .collect())
+    let content = rust_string(content)?;
+    Ok(security::detect_suspicious_patterns(&content, format))
+}
+
+#[napi(object, object_from_js = false)]
+pub struct ScannedExternalContent {
+    /// `wrapExternalContent(content, opts)`.
+    #[napi(ts_type = "string")]
+    pub wrapped: Text,
+    /// `detectSuspiciousPatterns(content, opts.format)`.
+    pub suspicious: Vec<&'static str>,
+}
+
+/// `detectSuspiciousPatterns` and `wrapExternalContent` of the same content in one call (what
+/// a tool result goes through), so the text crosses from JS once.
+#[napi(ts_args_type = "content: string, opts: WrapExternalContentOptions")]
+pub fn scan_and_wrap_external_content(
+    content: JsString,
+    opts: WrapExternalContentOptions,
+) -> Result<ScannedExternalContent> {
+    let options = wrap_options(&opts)?;
+    let content = rust_string(content)?;
+    Ok(ScannedExternalContent {
+        suspicious: security::detect_suspicious_patterns(&content, options.format),
+        wrapped: Text(JsText::new(security::wrap_external_content(
+            &content, &options,
+        ))),
+    })
 }
 
 #[napi(object)]

@@ -7,7 +7,7 @@ use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::logger::JsLogSink;
-use super::tool::{agent_tool_object, json_parse};
+use super::tool::ToolFactory;
 use crate::bridge::NameScheme;
 use crate::config;
 use crate::log::{Log, LogSink, NullSink};
@@ -30,6 +30,8 @@ pub struct McpServerStatusEntry {
 #[napi]
 pub struct McpManager {
     inner: Arc<Manager>,
+    /// `getAgentTools()`'s compiled builder for the current set of tools.
+    tools: std::sync::Mutex<Option<ToolFactory>>,
 }
 
 #[napi]
@@ -104,6 +106,7 @@ impl McpManager {
                 log,
                 resolver,
             )),
+            tools: std::sync::Mutex::new(None),
         })
     }
 
@@ -120,19 +123,24 @@ impl McpManager {
 
     /// The tools of every ready server, as pi-agent-core `AgentTool` objects (fresh each call).
     #[napi(ts_return_type = "AgentTool[]")]
-    pub fn get_agent_tools<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
+    pub fn get_agent_tools<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
         let tools = self.inner.agent_tools();
-        let mut array = env.create_array(tools.len() as u32)?;
-        let parse = json_parse(env)?;
-        for (i, tool) in tools.into_iter().enumerate() {
-            array.set(i as u32, agent_tool_object(env, &parse, &self.inner, tool)?)?;
+        if tools.is_empty() {
+            return Ok(env.create_array(0)?.to_unknown());
         }
-        Ok(array)
+        let mut factory = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+        if !factory.as_ref().is_some_and(|f| f.matches(&tools)) {
+            *factory = Some(ToolFactory::new(env, &self.inner, tools)?);
+        }
+        match factory.as_ref() {
+            Some(factory) => factory.build(env),
+            None => Ok(env.create_array(0)?.to_unknown()),
+        }
     }
 
     /// The PR's name for `getAgentTools()`.
     #[napi(ts_return_type = "AgentTool[]")]
-    pub fn get_tools<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
+    pub fn get_tools<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
         self.get_agent_tools(env)
     }
 

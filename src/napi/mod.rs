@@ -5,6 +5,7 @@
 mod functions;
 mod logger;
 mod manager;
+mod text;
 mod tool;
 
 use ::napi::bindgen_prelude::{Env, Error, Result, Status, Unknown, ValueType};

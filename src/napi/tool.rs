@@ -12,67 +12,161 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::client_handler::Progress;
+use crate::js_text::JsText;
 use crate::manager::{AgentTool, Manager, ToolOutcome};
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 /// `EventTarget.addEventListener(type, listener, options)`.
 type AddEventListener<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, ()>;
 
-/// JS's `JSON.parse`, looked up once per `getAgentTools()` call.
-pub type JsonParse<'env> = Function<'env, String, Unknown<'env>>;
-
-pub fn json_parse(env: &Env) -> Result<JsonParse<'_>> {
-    let json: Object = env.get_global()?.get_named_property("JSON")?;
-    json.get_named_property("parse")
+/// `getAgentTools()` for one set of tools: a JS function, compiled once per set, whose body is
+/// one array literal of every tool object. V8 clones an object literal from its boilerplate far
+/// faster than `JSON.parse` or napi can build it, so each call still returns fresh objects all
+/// the way down (`parameters` included) at a fraction of the cost. Every string and schema in
+/// the source is JSON text made by serde_json, which is valid JavaScript as is (ES2019); a
+/// schema with a `__proto__` key goes through `JSON.parse`, since a literal would set the
+/// prototype instead of the property.
+pub struct ToolFactory {
+    /// What the factory was built for: the agent name, the server and the discovery's schema
+    /// text (compared by pointer: every discovery makes new ones) of each tool.
+    key: Vec<(String, usize, Arc<str>)>,
+    build: FunctionRef<(), Unknown<'static>>,
 }
 
-pub fn agent_tool_object<'env>(
-    env: &'env Env,
-    parse: &JsonParse<'env>,
-    manager: &Arc<Manager>,
-    tool: AgentTool,
-) -> Result<Object<'env>> {
-    let mut object = Object::new(env)?;
-    object.set("name", tool.name.as_str())?;
-    object.set("label", tool.tool.label.as_str())?;
-    object.set("description", tool.tool.description.as_str())?;
-    // A fresh object per call, built by V8's own parser from the string made at discovery:
-    // far cheaper than building it value by value through napi.
-    object.set(
-        "parameters",
-        parse.call(tool.tool.parameters_json.to_string())?,
-    )?;
-    let manager = manager.clone();
-    let server_index = tool.server_index;
-    let server = tool.server;
-    let mcp_name = tool.tool.mcp_name;
-    let agent_name = tool.name;
-    let execute = env.create_function_from_closure::<Unknown, _, _>("execute", move |ctx| {
-        let call = AssertUnwindSafe(|| start_call(&ctx, &manager, server_index, &server, &mcp_name, &agent_name));
-        match std::panic::catch_unwind(call) {
-            Ok(result) => result,
-            Err(_) => resolved(
-                ctx.env,
-                error_result(format!(
-                    "MCP tool error ({server}/{mcp_name}): internal error (panic) in the native addon"
-                )),
-            ),
+impl ToolFactory {
+    pub fn matches(&self, tools: &[AgentTool]) -> bool {
+        self.key.len() == tools.len()
+            && self
+                .key
+                .iter()
+                .zip(tools)
+                .all(|((name, index, schema), tool)| {
+                    *index == tool.server_index
+                        && Arc::ptr_eq(schema, &tool.tool.parameters_json)
+                        && *name == tool.name
+                })
+    }
+
+    pub fn new(env: &Env, manager: &Arc<Manager>, tools: Vec<AgentTool>) -> Result<Self> {
+        let source = factory_source(&tools);
+        let key = tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.clone(),
+                    t.server_index,
+                    t.tool.parameters_json.clone(),
+                )
+            })
+            .collect();
+        let routes: Arc<[Route]> = tools
+            .into_iter()
+            .map(|t| Route {
+                server_index: t.server_index,
+                server: t.server,
+                mcp_name: t.tool.mcp_name,
+                agent_name: t.name,
+            })
+            .collect();
+        let manager = manager.clone();
+        // `call(k, toolCallId, params, signal, onUpdate)`: the one native function behind
+        // every tool's `execute` of this set.
+        let call = env.create_function_from_closure::<Unknown, _, _>("execute", move |ctx| {
+            let route = ctx
+                .get::<u32>(0)
+                .ok()
+                .and_then(|k| routes.get(k as usize))
+                .ok_or_else(|| Error::new(Status::InvalidArg, "unknown tool"))?;
+            let call = AssertUnwindSafe(|| start_call(&ctx, 1, &manager, route));
+            match std::panic::catch_unwind(call) {
+                Ok(result) => result,
+                Err(_) => resolved(
+                    ctx.env,
+                    CallResult::error(format!(
+                        "MCP tool error ({}/{}): internal error (panic) in the native addon",
+                        route.server, route.mcp_name
+                    )),
+                ),
+            }
+        })?;
+        let outer: Function<Unknown, Function<(), Unknown<'static>>> =
+            env.run_script(&source).map_err(|e| {
+                Error::new(
+                    e.status,
+                    format!("building the agent tools failed: {}", e.reason),
+                )
+            })?;
+        let build = outer.call(call.to_unknown())?;
+        Ok(Self {
+            key,
+            build: build.create_ref()?,
+        })
+    }
+
+    /// A fresh array of fresh tool objects.
+    pub fn build<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
+        let tools = self.build.borrow_back(env)?.call(())?;
+        Ok(unsafe { Unknown::from_raw_unchecked(env.raw(), tools.raw()) })
+    }
+}
+
+/// Where a tool's calls go.
+struct Route {
+    server_index: usize,
+    server: String,
+    mcp_name: String,
+    agent_name: String,
+}
+
+fn factory_source(tools: &[AgentTool]) -> String {
+    fn string(out: &mut String, value: &str) {
+        // serde_json escapes quotes, backslashes and control characters; U+2028/U+2029 are
+        // legal in JS string literals since ES2019.
+        out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned()));
+    }
+    let size: usize = tools
+        .iter()
+        .map(|t| t.tool.parameters_json.len() + t.tool.description.len() + 2 * t.name.len() + 80)
+        .sum();
+    let mut out = String::with_capacity(size + 64);
+    out.push_str("(function (call) { return function () { return [");
+    for (k, tool) in tools.iter().enumerate() {
+        if k > 0 {
+            out.push(',');
         }
-    })?;
-    object.set("execute", execute)?;
-    Ok(object)
+        out.push_str("\n{name:");
+        string(&mut out, &tool.name);
+        out.push_str(",label:");
+        string(&mut out, &tool.tool.label);
+        out.push_str(",description:");
+        string(&mut out, &tool.tool.description);
+        out.push_str(",parameters:");
+        let schema = &*tool.tool.parameters_json;
+        if schema.contains("\"__proto__\"") {
+            out.push_str("JSON.parse(");
+            string(&mut out, schema);
+            out.push(')');
+        } else {
+            out.push_str(schema);
+        }
+        out.push_str(&format!(",execute:(a,b,c,d)=>call({k},a,b,c,d)}}"));
+    }
+    out.push_str("]; }; })");
+    out
 }
 
 /// `execute(toolCallId, params, signal?, onUpdate?)`: never throws, always a Promise.
+/// `first` is the position of `toolCallId` among the native function's arguments.
 fn start_call(
     ctx: &FunctionCallContext,
+    first: usize,
     manager: &Arc<Manager>,
-    server_index: usize,
-    server: &str,
-    tool: &str,
-    agent_name: &str,
+    route: &Route,
 ) -> Result<sys::napi_value> {
+    let server = route.server.as_str();
+    let tool = route.mcp_name.as_str();
     let arg = |i: usize| -> Result<Option<Unknown>> {
+        let i = first + i;
         if i >= ctx.length() {
             return Ok(None);
         }
@@ -86,7 +180,13 @@ fn start_call(
     let arguments = match arg(1)? {
         None => None,
         Some(value) if value.get_type()? == ValueType::Object => {
-            match ctx.env.from_js_value::<Value, _>(value) {
+            // Serialised the way the TypeScript SDK sends them (`toJSON`, dropped `undefined`),
+            // by V8 in one call; a cycle or a BigInt is V8's TypeError, reported as such.
+            let text = match json_stringify(ctx.env, value) {
+                Ok(text) => text,
+                Err(e) => return bad_arguments(ctx.env, server, tool, &e.reason),
+            };
+            match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(map)) => Some(map),
                 Ok(_) => return bad_arguments(ctx.env, server, tool, "must be an object"),
                 Err(e) => return bad_arguments(ctx.env, server, tool, &e.to_string()),
@@ -124,9 +224,10 @@ fn start_call(
     };
 
     let manager = manager.clone();
+    let server_index = route.server_index;
     let server = server.to_owned();
     let tool = tool.to_owned();
-    let agent_name = agent_name.to_owned();
+    let agent_name = route.agent_name.clone();
     let fut = async move {
         let run = manager.execute(
             server_index,
@@ -143,8 +244,8 @@ fn start_call(
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forwarder).await;
         }
         Ok(match outcome {
-            Ok(outcome) => outcome_value(outcome),
-            Err(_) => error_result(format!(
+            Ok(outcome) => CallResult::from(outcome),
+            Err(_) => CallResult::error(format!(
                 "MCP tool error ({server}/{tool}): internal error (panic) in the native addon"
             )),
         })
@@ -152,16 +253,25 @@ fn start_call(
     Ok(ctx.env.spawn_future(fut)?.raw())
 }
 
+/// `JSON.stringify(value)`.
+fn json_stringify(env: &Env, value: Unknown) -> Result<String> {
+    let json: Object = env.get_global()?.get_named_property("JSON")?;
+    let stringify: Function<Unknown, Option<String>> = json.get_named_property("stringify")?;
+    stringify
+        .call(value)?
+        .ok_or_else(|| Error::new(Status::InvalidArg, "cannot be serialised to JSON"))
+}
+
 fn bad_arguments(env: &Env, server: &str, tool: &str, why: &str) -> Result<sys::napi_value> {
     resolved(
         env,
-        error_result(format!(
+        CallResult::error(format!(
             "MCP tool error ({server}/{tool}): tool arguments {why}"
         )),
     )
 }
 
-fn resolved(env: &Env, value: Value) -> Result<sys::napi_value> {
+fn resolved(env: &Env, value: CallResult) -> Result<sys::napi_value> {
     Ok(env.spawn_future(async move { Ok(value) })?.raw())
 }
 
@@ -227,24 +337,61 @@ fn spawn_update_forwarder(
     })
 }
 
-pub fn outcome_value(outcome: ToolOutcome) -> Value {
-    match outcome {
-        ToolOutcome::Ok { text, server, tool } => json!({
-            "content": [{ "type": "text", "text": text }],
-            "details": {
-                "externalContent": {
-                    "untrusted": true,
-                    "source": "mcp_server",
-                    "server": server,
-                    "tool": tool,
-                    "wrapped": true,
-                },
-            },
-        }),
-        ToolOutcome::Err { text } => error_result(text),
+/// What `execute` resolves with, built straight into JS objects (no intermediate JSON value):
+/// `{ content: [{ type: "text", text }], details: { externalContent: {...} } }` on success,
+/// `{ content: [{ type: "text", text }], details: { error: true } }` on failure.
+pub struct CallResult {
+    /// Converted on the tokio worker that finished the call, so the JS thread only copies it.
+    text: JsText,
+    /// `(server, tool)` of a successful call; `None` for an error.
+    source: Option<(String, String)>,
+}
+
+impl CallResult {
+    fn error(text: String) -> Self {
+        Self {
+            text: JsText::new(text),
+            source: None,
+        }
     }
 }
 
-fn error_result(text: String) -> Value {
-    json!({ "content": [{ "type": "text", "text": text }], "details": { "error": true } })
+impl From<ToolOutcome> for CallResult {
+    fn from(outcome: ToolOutcome) -> Self {
+        match outcome {
+            ToolOutcome::Ok { text, server, tool } => Self {
+                text: JsText::new(text),
+                source: Some((server, tool)),
+            },
+            ToolOutcome::Err { text } => Self::error(text),
+        }
+    }
+}
+
+impl ToNapiValue for CallResult {
+    unsafe fn to_napi_value(env: sys::napi_env, value: Self) -> Result<sys::napi_value> {
+        let env = Env::from_raw(env);
+        let mut part = Object::new(&env)?;
+        part.set_named_property("type", "text")?;
+        part.set_named_property("text", super::text::js_string(&env, value.text)?)?;
+        let mut content = env.create_array(1)?;
+        content.set(0, part)?;
+        let mut details = Object::new(&env)?;
+        match value.source {
+            Some((server, tool)) => {
+                let mut external = Object::new(&env)?;
+                external.set_named_property("untrusted", true)?;
+                external.set_named_property("source", "mcp_server")?;
+                external.set_named_property("server", server)?;
+                external.set_named_property("tool", tool)?;
+                external.set_named_property("wrapped", true)?;
+                details.set_named_property("externalContent", external)?;
+            }
+            None => details.set_named_property("error", true)?,
+        }
+        let mut result = Object::new(&env)?;
+        result.set_named_property("content", content)?;
+        result.set_named_property("details", details)?;
+        Ok(result.raw())
+    }
 }
