@@ -120,6 +120,17 @@ describe('validateMcpConfig', () => {
       expect(r.success, String(input)).toBe(false)
     }
   })
+  it('a cyclic or BigInt config is a clear error, never a crash; toJSON and undefined members behave as in JSON', () => {
+    const cyclic: Record<string, unknown> = { servers: {} }
+    cyclic.self = cyclic
+    expect(() => validateMcpConfig(cyclic)).toThrow(/^expected a JSON-compatible value: TypeError: Converting circular structure to JSON/)
+    expect(() => new native.McpManager(cyclic as never)).toThrow(/^expected a JSON-compatible value: TypeError: Converting circular/)
+    expect(() => validateMcpConfig({ servers: { a: { command: 'x', timeout: 1n } } })).toThrow(/^expected a JSON-compatible value: TypeError: .*BigInt/)
+    const r = validateMcpConfig({ servers: { a: { command: 'x', cwd: undefined, args: { toJSON: () => ['--flag'] } } } })
+    expect(r.success).toBe(true)
+    expect(r.success && r.data.servers.a.args).toEqual(['--flag'])
+    expect(r.success && 'cwd' in r.data.servers.a).toBe(false)
+  })
 })
 
 describe('parseSecretUri', () => {

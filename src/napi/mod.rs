@@ -8,19 +8,34 @@ mod manager;
 mod text;
 mod tool;
 
-use ::napi::bindgen_prelude::{Env, Error, Result, Status, Unknown, ValueType};
+use ::napi::bindgen_prelude::{
+    Env, Error, Function, JsObjectValue, Object, Result, Status, Unknown, ValueType,
+};
 
-/// A JS value as JSON; `undefined` becomes `null` so validators report it instead of napi
-/// throwing a conversion error. What JSON cannot hold (functions, symbols, BigInt) is a clear
-/// error.
+/// A JS value as JSON, serialised by V8's `JSON.stringify` (so `toJSON` applies and `undefined`
+/// members are dropped, as anywhere else in JS); `undefined` itself becomes `null` so validators
+/// report it. A cycle or a BigInt is V8's TypeError, a clear error instead of a crash.
 fn json_from_js(env: &Env, value: Unknown) -> Result<serde_json::Value> {
     match value.get_type()? {
         ValueType::Undefined | ValueType::Null => Ok(serde_json::Value::Null),
-        _ => env.from_js_value(value).map_err(|e| {
-            Error::new(
-                Status::InvalidArg,
-                format!("expected a JSON-compatible value: {}", e.reason),
-            )
-        }),
+        _ => {
+            let invalid = |why: String| {
+                Error::new(
+                    Status::InvalidArg,
+                    format!("expected a JSON-compatible value: {why}"),
+                )
+            };
+            let text = json_text(env, value)
+                .map_err(|e| invalid(e.reason))?
+                .ok_or_else(|| invalid("JSON.stringify gave undefined".to_owned()))?;
+            serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))
+        }
     }
+}
+
+/// `JSON.stringify(value)`; `None` where JSON has no text for it (a function, a symbol).
+fn json_text(env: &Env, value: Unknown) -> Result<Option<String>> {
+    let json: Object = env.get_global()?.get_named_property("JSON")?;
+    let stringify: Function<Unknown, Option<String>> = json.get_named_property("stringify")?;
+    stringify.call(value)
 }

@@ -182,8 +182,9 @@ fn start_call(
         Some(value) if value.get_type()? == ValueType::Object => {
             // Serialised the way the TypeScript SDK sends them (`toJSON`, dropped `undefined`),
             // by V8 in one call; a cycle or a BigInt is V8's TypeError, reported as such.
-            let text = match json_stringify(ctx.env, value) {
-                Ok(text) => text,
+            let text = match super::json_text(ctx.env, value) {
+                Ok(Some(text)) => text,
+                Ok(None) => return bad_arguments(ctx.env, server, tool, "must be an object"),
                 Err(e) => return bad_arguments(ctx.env, server, tool, &e.reason),
             };
             match serde_json::from_str::<Value>(&text) {
@@ -251,15 +252,6 @@ fn start_call(
         })
     };
     Ok(ctx.env.spawn_future(fut)?.raw())
-}
-
-/// `JSON.stringify(value)`.
-fn json_stringify(env: &Env, value: Unknown) -> Result<String> {
-    let json: Object = env.get_global()?.get_named_property("JSON")?;
-    let stringify: Function<Unknown, Option<String>> = json.get_named_property("stringify")?;
-    stringify
-        .call(value)?
-        .ok_or_else(|| Error::new(Status::InvalidArg, "cannot be serialised to JSON"))
 }
 
 fn bad_arguments(env: &Env, server: &str, tool: &str, why: &str) -> Result<sys::napi_value> {
