@@ -37,19 +37,44 @@ impl JsText {
     }
 }
 
-/// UTF-8 to UTF-16; ASCII bytes (most of any real text) take the first, cheapest branch.
+/// How many leading bytes are ASCII; 16 at a time, which the compiler vectorises.
+fn ascii_run(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(16) {
+        if chunk.iter().fold(0, |acc, &b| acc | b) >= 0x80 {
+            break;
+        }
+        n += 16;
+    }
+    n + bytes[n..].iter().take_while(|&&b| b < 0x80).count()
+}
+
+/// How many leading UTF-16 code units are ASCII.
+fn ascii_run_utf16(units: &[u16]) -> usize {
+    let mut n = 0;
+    for chunk in units.chunks_exact(16) {
+        if chunk.iter().fold(0, |acc, &u| acc | u) >= 0x80 {
+            break;
+        }
+        n += 16;
+    }
+    n + units[n..].iter().take_while(|&&u| u < 0x80).count()
+}
+
+/// UTF-8 to UTF-16. Runs of ASCII (most of any real text) are widened in bulk.
 pub fn utf16(text: &str) -> Vec<u16> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            out.push(u16::from(b));
-            i += 1;
-            continue;
+        let run = ascii_run(&bytes[i..]);
+        out.extend(bytes[i..i + run].iter().map(|&b| u16::from(b)));
+        i += run;
+        if i >= bytes.len() {
+            break;
         }
-        // `text` is valid UTF-8, so the continuation bytes are there.
+        let b = bytes[i];
+        // `text` is valid UTF-8 and `b` is a lead byte, so its continuation bytes are there.
         let c1 = u32::from(bytes[i + 1] & 0x3F);
         if b < 0xE0 {
             out.push(((u32::from(b & 0x1F) << 6) | c1) as u16);
@@ -73,16 +98,21 @@ pub fn utf16(text: &str) -> Vec<u16> {
 }
 
 /// UTF-16 code units (a JS string's) to UTF-8; a lone surrogate becomes U+FFFD, as V8 does
-/// when it writes a string as UTF-8.
-pub fn from_utf16(units: &[u16]) -> String {
+/// when it writes a string as UTF-8. The flag is true when nothing had to be replaced, i.e.
+/// the text is exactly the JS string.
+pub fn from_utf16(units: &[u16]) -> (String, bool) {
+    let mut exact = true;
     let mut out = Vec::with_capacity(units.len() + units.len() / 2);
     let mut i = 0;
     while i < units.len() {
+        let run = ascii_run_utf16(&units[i..]);
+        out.extend(units[i..i + run].iter().map(|&u| u as u8));
+        i += run;
+        if i >= units.len() {
+            break;
+        }
         let u = units[i];
-        if u < 0x80 {
-            out.push(u as u8);
-            i += 1;
-        } else if u < 0x800 {
+        if u < 0x800 {
             out.extend_from_slice(&[0xC0 | (u >> 6) as u8, 0x80 | (u & 0x3F) as u8]);
             i += 1;
         } else if !(0xD800..0xE000).contains(&u) {
@@ -104,11 +134,14 @@ pub fn from_utf16(units: &[u16]) -> String {
             i += 2;
         } else {
             out.extend_from_slice("\u{FFFD}".as_bytes());
+            exact = false;
             i += 1;
         }
     }
     // Every branch above writes a complete, valid UTF-8 sequence.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let text = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (text, exact)
 }
 
 #[cfg(test)]
@@ -143,14 +176,12 @@ mod tests {
             &[0xDBFF, 0xDFFF, 0xD800, 0xDC00],
         ];
         for units in cases {
-            assert_eq!(
-                from_utf16(units),
-                String::from_utf16_lossy(units),
-                "{units:x?}"
-            );
+            let (text, exact) = from_utf16(units);
+            assert_eq!(text, String::from_utf16_lossy(units), "{units:x?}");
+            assert_eq!(exact, String::from_utf16(units).is_ok(), "{units:x?}");
         }
         let text = "ĀŁ → 😀 \u{2028} 中文 café";
-        assert_eq!(from_utf16(&utf16(text)), text);
+        assert_eq!(from_utf16(&utf16(text)), (text.to_owned(), true));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The free functions of the package.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use ::napi::JsString;
@@ -8,7 +9,7 @@ use napi_derive::napi;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
-use super::text::{Text, rust_string};
+use super::text::{concat, js_string, rust_string};
 use crate::config;
 use crate::js_text::JsText;
 use crate::secrets::{self, SecretResolver};
@@ -169,17 +170,54 @@ fn wrap_options(opts: &WrapExternalContentOptions) -> Result<WrapOptions<'_>> {
     })
 }
 
+/// Below this size the wrapped text is simply converted; above it, unchanged content is the
+/// caller's own JS string joined with the new head and tail.
+const REUSE_CONTENT_FROM: usize = 4096;
+
+/// The wrapped block for `content`, which JS holds as `original`.
+fn wrapped<'env>(
+    env: &'env Env,
+    original: JsString<'env>,
+    content: &str,
+    exact: bool,
+    options: &WrapOptions,
+) -> Result<JsString<'env>> {
+    if exact && content.len() >= REUSE_CONTENT_FROM {
+        let parts = security::wrap_external_content_parts(content, options);
+        return match parts.body {
+            Cow::Borrowed(_) => concat(
+                env,
+                JsText::new(parts.head),
+                original,
+                JsText::new(parts.tail),
+            ),
+            Cow::Owned(body) => {
+                let mut text = parts.head;
+                text.push_str(&body);
+                text.push_str(&parts.tail);
+                js_string(env, JsText::new(text))
+            }
+        };
+    }
+    js_string(
+        env,
+        JsText::new(security::wrap_external_content(content, options)),
+    )
+}
+
 /// OpenClaw's untrusted-content block around `content` (id format by default).
 #[napi(
     ts_args_type = "content: string, opts: WrapExternalContentOptions",
     ts_return_type = "string"
 )]
-pub fn wrap_external_content(content: JsString, opts: WrapExternalContentOptions) -> Result<Text> {
+pub fn wrap_external_content<'env>(
+    env: &'env Env,
+    content: JsString<'env>,
+    opts: WrapExternalContentOptions,
+) -> Result<JsString<'env>> {
     let options = wrap_options(&opts)?;
-    let content = rust_string(content)?;
-    Ok(Text(JsText::new(security::wrap_external_content(
-        &content, &options,
-    ))))
+    let (text, exact) = rust_string(content)?;
+    wrapped(env, content, &text, exact, &options)
 }
 
 /// The `source` of every suspicious-pattern regex that matches, in list order.
@@ -189,15 +227,15 @@ pub fn detect_suspicious_patterns(
     format: Option<String>,
 ) -> Result<Vec<&'static str>> {
     let format = wrap_format(format.as_deref())?;
-    let content = rust_string(content)?;
+    let (content, _) = rust_string(content)?;
     Ok(security::detect_suspicious_patterns(&content, format))
 }
 
 #[napi(object, object_from_js = false)]
-pub struct ScannedExternalContent {
+pub struct ScannedExternalContent<'env> {
     /// `wrapExternalContent(content, opts)`.
     #[napi(ts_type = "string")]
-    pub wrapped: Text,
+    pub wrapped: JsString<'env>,
     /// `detectSuspiciousPatterns(content, opts.format)`.
     pub suspicious: Vec<&'static str>,
 }
@@ -205,17 +243,16 @@ pub struct ScannedExternalContent {
 /// `detectSuspiciousPatterns` and `wrapExternalContent` of the same content in one call (what
 /// a tool result goes through), so the text crosses from JS once.
 #[napi(ts_args_type = "content: string, opts: WrapExternalContentOptions")]
-pub fn scan_and_wrap_external_content(
-    content: JsString,
+pub fn scan_and_wrap_external_content<'env>(
+    env: &'env Env,
+    content: JsString<'env>,
     opts: WrapExternalContentOptions,
-) -> Result<ScannedExternalContent> {
+) -> Result<ScannedExternalContent<'env>> {
     let options = wrap_options(&opts)?;
-    let content = rust_string(content)?;
+    let (text, exact) = rust_string(content)?;
     Ok(ScannedExternalContent {
-        suspicious: security::detect_suspicious_patterns(&content, options.format),
-        wrapped: Text(JsText::new(security::wrap_external_content(
-            &content, &options,
-        ))),
+        suspicious: security::detect_suspicious_patterns(&text, options.format),
+        wrapped: wrapped(env, content, &text, exact, &options)?,
     })
 }
 

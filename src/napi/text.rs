@@ -16,18 +16,27 @@ pub fn js_string<'env>(env: &'env Env, text: JsText) -> Result<JsString<'env>> {
 }
 
 /// A JS string as Rust text; lone surrogates become U+FFFD, as with napi's UTF-8 conversion.
-pub fn rust_string(value: JsString) -> Result<String> {
+/// The flag is true when the text is exactly the JS string (nothing was replaced).
+pub fn rust_string(value: JsString) -> Result<(String, bool)> {
     let units = value.into_utf16()?;
     // napi writes a terminating NUL after the string's code units.
     let units = units.as_slice();
     Ok(from_utf16(&units[..units.len().saturating_sub(1)]))
 }
 
-/// A function result that becomes a JS string.
-pub struct Text(pub JsText);
-
-impl ToNapiValue for Text {
-    unsafe fn to_napi_value(env: sys::napi_env, value: Self) -> Result<sys::napi_value> {
-        Ok(js_string(&Env::from_raw(env), value.0)?.raw())
-    }
+/// `head + body + tail` as one JS string, where `body` is already in JS. V8 joins long strings
+/// without copying them (a rope), so a large unchanged body is never converted back.
+pub fn concat<'env>(
+    env: &'env Env,
+    head: JsText,
+    body: JsString<'env>,
+    tail: JsText,
+) -> Result<JsString<'env>> {
+    let string: Function<Unknown, Unknown> = env.get_global()?.get_named_property("String")?;
+    let prototype: Object = string.get_named_property("prototype")?;
+    let concat: Function<FnArgs<(JsString, JsString)>, JsString> =
+        prototype.get_named_property("concat")?;
+    let head = js_string(env, head)?;
+    let tail = js_string(env, tail)?;
+    concat.apply(head, FnArgs::from((body, tail)))
 }

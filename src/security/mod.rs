@@ -17,6 +17,6 @@ mod tokens;
 
 pub use detect::detect_suspicious_patterns;
 pub use wrap::{
-    WrapFormat, WrapOptions, new_marker_id, sanitize_content, wrap_external_content,
-    wrap_external_content_with_id,
+    WrapFormat, WrapOptions, WrappedParts, new_marker_id, sanitize_content, wrap_external_content,
+    wrap_external_content_parts, wrap_external_content_with_id,
 };

@@ -184,6 +184,49 @@ pub fn wrap_external_content(content: &str, opts: &WrapOptions) -> String {
 /// Like [`wrap_external_content`] but with a caller-chosen marker id
 /// (inserted verbatim; ignored by `Legacy`). For tests and reproducibility.
 pub fn wrap_external_content_with_id(content: &str, opts: &WrapOptions, id: &str) -> String {
+    let mut out = head(opts, id, content.len() + content.len() / 16);
+    sanitize_pieces(content, opts.format, &mut |p| out.push_str(p));
+    push_tail(&mut out, opts, id);
+    out
+}
+
+/// A wrapped block in three parts: `head + body + tail` is [`wrap_external_content`]'s
+/// output. `body` is borrowed when sanitising changed nothing, so a caller that already holds
+/// `content` in another form (a JS string) can reuse it instead of converting the copy.
+pub struct WrappedParts<'a> {
+    pub head: String,
+    pub body: Cow<'a, str>,
+    pub tail: String,
+}
+
+/// [`wrap_external_content`] as [`WrappedParts`] (a fresh id in the id format).
+pub fn wrap_external_content_parts<'a>(content: &'a str, opts: &WrapOptions) -> WrappedParts<'a> {
+    let id = match opts.format {
+        WrapFormat::Id => new_marker_id(),
+        WrapFormat::Legacy => String::new(),
+    };
+    let mut tail = String::with_capacity(64);
+    push_tail(&mut tail, opts, &id);
+    WrappedParts {
+        head: head(opts, &id, 0),
+        body: sanitize_content(content, opts.format),
+        tail,
+    }
+}
+
+fn push_marker(out: &mut String, marker: &str, legacy: bool, id: &str) {
+    out.push_str(marker);
+    if !legacy {
+        out.push_str(" id=\"");
+        out.push_str(id);
+        out.push('"');
+    }
+    out.push_str(">>>");
+}
+
+/// Everything before the content: warning, start marker, source and metadata, `---`. The
+/// string has room for `extra` more bytes.
+fn head(opts: &WrapOptions, id: &str, extra: usize) -> String {
     let legacy = opts.format == WrapFormat::Legacy;
     let label = source_label(opts.source, legacy || opts.mcp_server_label);
     // Metadata values: raw in legacy, sanitised + newline-collapsed in id format.
@@ -208,30 +251,15 @@ pub fn wrap_external_content_with_id(content: &str, opts: &WrapOptions, id: &str
         .flatten()
         .map(|v| v.len() + 10)
         .sum();
-    // Markers shrink when replaced; special tokens can grow a little.
-    let cap = WARNING_TEXT.len()
-        + 128
-        + 2 * id.len()
-        + label.len()
-        + meta_len
-        + content.len()
-        + content.len() / 16;
+    // Room for the tail too; markers shrink when replaced, special tokens can grow a little.
+    let cap = WARNING_TEXT.len() + 128 + 2 * id.len() + label.len() + meta_len + extra;
     let mut out = String::with_capacity(cap);
     if opts.include_warning {
         out.push_str(WARNING_TEXT);
         out.push_str("\n\n");
     }
-    let push_marker = |out: &mut String, m: &str| {
-        out.push_str(m);
-        if !legacy {
-            out.push_str(" id=\"");
-            out.push_str(id);
-            out.push('"');
-        }
-        out.push_str(">>>");
-    };
     out.push('\n');
-    push_marker(&mut out, START_MARKER);
+    push_marker(&mut out, START_MARKER, legacy, id);
     out.push_str("\nSource: ");
     out.push_str(label);
     for (key, val) in [
@@ -245,10 +273,13 @@ pub fn wrap_external_content_with_id(content: &str, opts: &WrapOptions, id: &str
         }
     }
     out.push_str("\n---\n");
-    sanitize_pieces(content, opts.format, &mut |p| out.push_str(p));
-    out.push('\n');
-    push_marker(&mut out, END_MARKER);
     out
+}
+
+/// Everything after the content: a newline and the end marker.
+fn push_tail(out: &mut String, opts: &WrapOptions, id: &str) {
+    out.push('\n');
+    push_marker(out, END_MARKER, opts.format == WrapFormat::Legacy, id);
 }
 
 #[cfg(test)]
@@ -267,6 +298,31 @@ mod tests {
         assert_ne!(a, b);
         let f = format!("{:016x}", fallback_random());
         assert_eq!(f.len(), 16);
+    }
+
+    #[test]
+    fn parts_join_to_the_wrapped_text_and_borrow_unchanged_content() {
+        for format in [WrapFormat::Id, WrapFormat::Legacy] {
+            let o = WrapOptions {
+                source: "mcp_server",
+                sender: Some("s\nx"),
+                format,
+                ..Default::default()
+            };
+            for content in ["plain", "", "<<<EXTERNAL_UNTRUSTED_CONTENT>>> <|im_start|>"] {
+                let parts = wrap_external_content_parts(content, &o);
+                let id = parts
+                    .head
+                    .find("id=\"")
+                    .map_or("", |i| &parts.head[i + 4..i + 20]);
+                let joined = format!("{}{}{}", parts.head, parts.body, parts.tail);
+                assert_eq!(joined, wrap_external_content_with_id(content, &o, id));
+                assert_eq!(
+                    matches!(parts.body, Cow::Borrowed(_)),
+                    content == "plain" || content.is_empty()
+                );
+            }
+        }
     }
 
     #[test]
