@@ -167,6 +167,21 @@ describe('the host can exit naturally after shutdown()', () => {
         await m.shutdown()
         console.log('done ' + m.getStatus().map((s) => s.status).join(','))
       })().catch((e) => { console.error(e); process.exit(1) })`,
+    'slow calls alone keep the host alive until they settle, and then let it go': `
+      const { McpManager } = require(process.argv[1])
+      const [node, server] = process.argv.slice(2)
+      ;(async () => {
+        const m = new McpManager({ servers: { s: { command: node, args: [server] } } })
+        await m.start()
+        const slow = m.getAgentTools().find((t) => t.name === 'mcp_s_slow')
+        // nothing but the pending calls holds the event loop here
+        const [a, b] = await Promise.all([slow.execute('a', { ms: 400 }), slow.execute('b', { ms: 600 })])
+        if (!a.content[0].text.includes('slept 400 ms') || !b.content[0].text.includes('slept 600 ms')) throw new Error('bad result')
+        const c = await slow.execute('c', { ms: 300 })
+        if (!c.content[0].text.includes('slept 300 ms')) throw new Error('bad result')
+        await m.shutdown()
+        console.log('done ' + m.getStatus().map((s) => s.status).join(','))
+      })().catch((e) => { console.error(e); process.exit(1) })`,
     'a call with signal and onUpdate in flight at shutdown': `
       const { McpManager } = require(process.argv[1])
       const [node, server] = process.argv.slice(2)

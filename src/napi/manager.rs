@@ -7,7 +7,8 @@ use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::logger::JsLogSink;
-use super::tool::ToolFactory;
+use super::settle::Settler;
+use super::tool::{CallResult, ToolFactory};
 use crate::bridge::NameScheme;
 use crate::config;
 use crate::log::{Log, LogSink, NullSink};
@@ -32,6 +33,8 @@ pub struct McpManager {
     inner: Arc<Manager>,
     /// `getAgentTools()`'s compiled builder for the current set of tools.
     tools: std::sync::Mutex<Option<ToolFactory>>,
+    /// Settles the promises of every tool call of this manager.
+    settler: Arc<Settler<CallResult>>,
 }
 
 #[napi]
@@ -107,6 +110,7 @@ impl McpManager {
                 resolver,
             )),
             tools: std::sync::Mutex::new(None),
+            settler: Arc::new(Settler::new(env)?),
         })
     }
 
@@ -130,7 +134,7 @@ impl McpManager {
         }
         let mut factory = self.tools.lock().unwrap_or_else(|p| p.into_inner());
         if !factory.as_ref().is_some_and(|f| f.matches(&tools)) {
-            *factory = Some(ToolFactory::new(env, &self.inner, tools)?);
+            *factory = Some(ToolFactory::new(env, &self.inner, &self.settler, tools)?);
         }
         match factory.as_ref() {
             Some(factory) => factory.build(env),

@@ -5,6 +5,7 @@
 mod functions;
 mod logger;
 mod manager;
+mod settle;
 mod text;
 mod tool;
 

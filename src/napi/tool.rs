@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::settle::Settler;
 use crate::client_handler::Progress;
 use crate::js_text::JsText;
 use crate::manager::{AgentTool, Manager, ToolOutcome};
@@ -47,7 +48,12 @@ impl ToolFactory {
                 })
     }
 
-    pub fn new(env: &Env, manager: &Arc<Manager>, tools: Vec<AgentTool>) -> Result<Self> {
+    pub fn new(
+        env: &Env,
+        manager: &Arc<Manager>,
+        settler: &Arc<Settler<CallResult>>,
+        tools: Vec<AgentTool>,
+    ) -> Result<Self> {
         let source = factory_source(&tools);
         let key = tools
             .iter()
@@ -69,6 +75,7 @@ impl ToolFactory {
             })
             .collect();
         let manager = manager.clone();
+        let settler = settler.clone();
         // `call(k, toolCallId, params, signal, onUpdate)`: the one native function behind
         // every tool's `execute` of this set.
         let call = env.create_function_from_closure::<Unknown, _, _>("execute", move |ctx| {
@@ -77,10 +84,10 @@ impl ToolFactory {
                 .ok()
                 .and_then(|k| routes.get(k as usize))
                 .ok_or_else(|| Error::new(Status::InvalidArg, "unknown tool"))?;
-            let call = AssertUnwindSafe(|| start_call(&ctx, 1, &manager, route));
+            let call = AssertUnwindSafe(|| start_call(&ctx, 1, &manager, &settler, route));
             match std::panic::catch_unwind(call) {
                 Ok(result) => result,
-                Err(_) => resolved(
+                Err(_) => settler.resolved(
                     ctx.env,
                     CallResult::error(format!(
                         "MCP tool error ({}/{}): internal error (panic) in the native addon",
@@ -161,6 +168,7 @@ fn start_call(
     ctx: &FunctionCallContext,
     first: usize,
     manager: &Arc<Manager>,
+    settler: &Settler<CallResult>,
     route: &Route,
 ) -> Result<sys::napi_value> {
     let server = route.server.as_str();
@@ -184,16 +192,18 @@ fn start_call(
             // by V8 in one call; a cycle or a BigInt is V8's TypeError, reported as such.
             let text = match super::json_text(ctx.env, value) {
                 Ok(Some(text)) => text,
-                Ok(None) => return bad_arguments(ctx.env, server, tool, "must be an object"),
-                Err(e) => return bad_arguments(ctx.env, server, tool, &e.reason),
+                Ok(None) => {
+                    return bad_arguments(ctx.env, settler, server, tool, "must be an object");
+                }
+                Err(e) => return bad_arguments(ctx.env, settler, server, tool, &e.reason),
             };
             match serde_json::from_str::<Value>(&text) {
                 Ok(Value::Object(map)) => Some(map),
-                Ok(_) => return bad_arguments(ctx.env, server, tool, "must be an object"),
-                Err(e) => return bad_arguments(ctx.env, server, tool, &e.to_string()),
+                Ok(_) => return bad_arguments(ctx.env, settler, server, tool, "must be an object"),
+                Err(e) => return bad_arguments(ctx.env, settler, server, tool, &e.to_string()),
             }
         }
-        Some(_) => return bad_arguments(ctx.env, server, tool, "must be an object"),
+        Some(_) => return bad_arguments(ctx.env, settler, server, tool, "must be an object"),
     };
 
     let cancel = CancellationToken::new();
@@ -244,27 +254,29 @@ fn start_call(
         if let Some(forwarder) = forwarder {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forwarder).await;
         }
-        Ok(match outcome {
+        match outcome {
             Ok(outcome) => CallResult::from(outcome),
             Err(_) => CallResult::error(format!(
                 "MCP tool error ({server}/{tool}): internal error (panic) in the native addon"
             )),
-        })
+        }
     };
-    Ok(ctx.env.spawn_future(fut)?.raw())
+    settler.spawn(ctx.env, fut)
 }
 
-fn bad_arguments(env: &Env, server: &str, tool: &str, why: &str) -> Result<sys::napi_value> {
-    resolved(
+fn bad_arguments(
+    env: &Env,
+    settler: &Settler<CallResult>,
+    server: &str,
+    tool: &str,
+    why: &str,
+) -> Result<sys::napi_value> {
+    settler.resolved(
         env,
         CallResult::error(format!(
             "MCP tool error ({server}/{tool}): tool arguments {why}"
         )),
     )
-}
-
-fn resolved(env: &Env, value: CallResult) -> Result<sys::napi_value> {
-    Ok(env.spawn_future(async move { Ok(value) })?.raw())
 }
 
 /// An already-aborted signal cancels at once; otherwise an `abort` listener cancels the token.
