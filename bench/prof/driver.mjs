@@ -1,6 +1,6 @@
 // A single-client loop to profile one scenario (perf, node --cpu-prof):
 //
-//   node bench/prof/driver.mjs --what tools|exec|conc|large|wrap [--client native|sdk]
+//   node bench/prof/driver.mjs --what tools|exec|conc|large|wrap|invalid [--client native|sdk]
 //        [--addon PATH] [--seconds S] [--bytes N] [--conc C]
 //
 // e.g.  perf record -e cpu-clock -F 2000 -g -o bench/prof/out/tools.data -- \
@@ -32,8 +32,9 @@ const end = t0 + seconds * 1000
 if (what === 'wrap') {
   const text = genText(bytes)
   const native = loadNative(addon)
+  const opts = { source: 'mcp_server', sender: 'bench', includeWarning: true }
   const run = client === 'native'
-    ? (t) => { native.detectSuspiciousPatterns(t); return native.wrapExternalContent(t, { source: 'mcp_server', sender: 'bench', includeWarning: true }) }
+    ? (t) => native.scanAndWrapExternalContent(t, opts).wrapped
     : (t) => wrapToolResult(t, 'bench')
   while (performance.now() < end) { run(text); ops++ }
 } else {
@@ -51,6 +52,11 @@ if (what === 'wrap') {
     await Promise.all(Array.from({ length: conc }, async () => {
       while (performance.now() < stop) { await call({ text: 'hi' }); ops++ }
     }))
+  } else if (what === 'invalid') {
+    // native only: arguments that are not an object settle with an error result without any
+    // I/O, so this is the cost of creating and settling a tool call's promise
+    const call = s.caller('echo')
+    while (performance.now() < stop) { await call([1]); ops++ }
   } else if (what === 'large') {
     const call = s.caller('text')
     while (performance.now() < stop) { s.text(await call({ bytes })); ops++ }
