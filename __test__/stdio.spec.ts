@@ -1,5 +1,6 @@
 // McpManager against the fault-injecting stdio server (fixtures/fault-server.mjs).
 
+import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -12,12 +13,15 @@ import {
   expectedWrapped,
   expectWrappedResult,
   FAULT_BUILTIN_TOOLS,
+  FAULT_SERVER,
   faultServer,
   fileLines,
   INJECTION_PAYLOAD,
   isAlive,
   native,
+  NODE,
   readPidFile,
+  ROOT,
   RecordingLogger,
   statusOf,
   tempDir,
@@ -212,6 +216,35 @@ describe('start, status and the tool surface', () => {
     expect((await plain.execute('c2', { n: 1 })).content[0].text).toContain('{"n":1}')
     expectWrappedResult(await toolByName(manager, 'mcp_fault_echo').execute('c3', { text: 'e' }), 'fault', 'echo', 'e')
     expect(manager.getAgentTools().map((t) => t.name)).toEqual(a.map((t) => t.name))
+  })
+
+  it('getAgentTools() called again from user code it runs (a replaced JSON.parse) neither deadlocks nor breaks', () => {
+    // A schema holding a `__proto__` key is built with the global JSON.parse; run in a child so
+    // a regression (a lock held while JS runs) shows as a timeout instead of hanging this suite.
+    const file = path.join(tempDir(), 'tools.json')
+    fs.writeFileSync(file, JSON.stringify([{ name: 'p', inputSchema: { type: 'object', properties: { e: { type: 'string', enum: ['x', JSON.parse('{"__proto__":1}')] } } } }]))
+    const code = `
+      const { McpManager } = require(process.argv[1])
+      ;(async () => {
+        const m = new McpManager({ servers: { s: { command: process.argv[2], args: [process.argv[3], '--tools-file', process.argv[4]] } } })
+        await m.start()
+        const original = JSON.parse
+        let inner = null
+        JSON.parse = function (...args) {
+          if (inner === null) { inner = []; inner = m.getAgentTools() }
+          return original.apply(this, args)
+        }
+        const outer = m.getAgentTools()
+        JSON.parse = original
+        console.log(JSON.stringify({ outer: outer.map((t) => t.name), inner: inner.map((t) => t.name) }))
+        await m.shutdown()
+      })().catch((e) => { console.error(e); process.exit(1) })`
+    const r = spawnSync(NODE, ['-e', code, path.join(ROOT, 'index.js'), NODE, FAULT_SERVER, file], { timeout: 20_000, encoding: 'utf8' })
+    expect(r.error, r.stderr).toBeUndefined()
+    expect(r.status, r.stderr).toBe(0)
+    const { outer, inner } = JSON.parse(r.stdout)
+    expect(outer).toContain('mcp_s_p')
+    expect(inner).toEqual(outer)
   })
 
   it("toolPrefix replaces the server name in tool names only; '' gives mcp__<tool>", async () => {

@@ -32,7 +32,7 @@ pub struct McpServerStatusEntry {
 pub struct McpManager {
     inner: Arc<Manager>,
     /// `getAgentTools()`'s compiled builder for the current set of tools.
-    tools: std::sync::Mutex<Option<ToolFactory>>,
+    tools: std::sync::Mutex<Option<Arc<ToolFactory>>>,
     /// Settles the promises of every tool call of this manager.
     settler: Arc<Settler<CallResult>>,
 }
@@ -132,14 +132,21 @@ impl McpManager {
         if tools.is_empty() {
             return Ok(env.create_array(0)?.to_unknown());
         }
-        let mut factory = self.tools.lock().unwrap_or_else(|p| p.into_inner());
-        if !factory.as_ref().is_some_and(|f| f.matches(&tools)) {
-            *factory = Some(ToolFactory::new(env, &self.inner, &self.settler, tools)?);
-        }
-        match factory.as_ref() {
-            Some(factory) => factory.build(env),
-            None => Ok(env.create_array(0)?.to_unknown()),
-        }
+        // Never held while JS runs (a schema with `__proto__` calls the global `JSON.parse`,
+        // which user code could have replaced with something that calls back in here).
+        let cached = {
+            let factory = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+            factory.as_ref().filter(|f| f.matches(&tools)).cloned()
+        };
+        let factory = match cached {
+            Some(factory) => factory,
+            None => {
+                let factory = Arc::new(ToolFactory::new(env, &self.inner, &self.settler, tools)?);
+                *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = Some(factory.clone());
+                factory
+            }
+        };
+        factory.build(env)
     }
 
     /// The PR's name for `getAgentTools()`.
