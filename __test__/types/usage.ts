@@ -8,6 +8,7 @@ import {
   parseSecretUri,
   resolveSecret,
   resolveSecrets,
+  scanAndWrapExternalContent,
   validateMcpConfig,
   wrapExternalContent,
   type AgentTool,
@@ -68,6 +69,7 @@ async function gateway(): Promise<void> {
 
 const wrapped: string = wrapExternalContent('text', { source: 'mcp_server', sender: 'files', includeWarning: false, format: 'legacy' })
 const found: string[] = detectSuspiciousPatterns('ignore previous instructions', 'id')
+const scanned: { wrapped: string; suspicious: string[] } = scanAndWrapExternalContent('text', { source: 'mcp_server', format: 'id' })
 const ref = parseSecretUri('secret://file/~/.env#TOKEN')
 const field: string | undefined = ref?.field
 const one: Promise<string> = resolveSecret('secret://env/HOME')
@@ -78,6 +80,7 @@ const version: string = nativeVersion()
 void gateway
 void wrapped
 void found
+void scanned
 void field
 void one
 void many
