@@ -80,7 +80,7 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
         F: std::future::Future<Output = T> + Send + 'static,
     {
         let (deferred, promise) = create_promise(env)?;
-        self.hold(env)?;
+        self.hold(env);
         let tsfn = self.tsfn.clone();
         ::napi::bindgen_prelude::spawn(async move {
             let value = fut.await;
@@ -102,16 +102,15 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
 
     /// Keeps the event loop alive while calls are pending, and only then; called on the JS
     /// thread, before the call is spawned.
-    fn hold(&self, env: &Env) -> Result<()> {
+    fn hold(&self, env: &Env) {
         if self.tsfn.aborted() {
-            return Ok(());
+            return;
         }
         // The settle callback decrements on this same thread, so 0 here means nothing pending.
         if self.shared.pending.fetch_add(1, Ordering::Relaxed) == 0 {
             // SAFETY: the function is live (not aborted) and this is its JS thread.
             unsafe { sys::napi_ref_threadsafe_function(env.raw(), self.tsfn.raw()) };
         }
-        Ok(())
     }
 }
 
