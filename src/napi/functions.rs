@@ -184,20 +184,15 @@ fn wrapped<'env>(
 ) -> Result<JsString<'env>> {
     if exact && content.len() >= REUSE_CONTENT_FROM {
         let parts = security::wrap_external_content_parts(content, options);
-        return match parts.body {
-            Cow::Borrowed(_) => concat(
+        if let Cow::Borrowed(_) = parts.body {
+            return concat(
                 env,
                 JsText::new(parts.head),
                 original,
                 JsText::new(parts.tail),
-            ),
-            Cow::Owned(body) => {
-                let mut text = parts.head;
-                text.push_str(&body);
-                text.push_str(&parts.tail);
-                js_string(env, JsText::new(text))
-            }
-        };
+            );
+        }
+        return js_string(env, JsText::new(parts.into_string()));
     }
     js_string(
         env,

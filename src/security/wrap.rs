@@ -199,6 +199,17 @@ pub struct WrappedParts<'a> {
     pub tail: String,
 }
 
+impl WrappedParts<'_> {
+    /// The whole wrapped text.
+    pub fn into_string(self) -> String {
+        let mut text = self.head;
+        text.reserve(self.body.len() + self.tail.len());
+        text.push_str(&self.body);
+        text.push_str(&self.tail);
+        text
+    }
+}
+
 /// [`wrap_external_content`] as [`WrappedParts`] (a fresh id in the id format).
 pub fn wrap_external_content_parts<'a>(content: &'a str, opts: &WrapOptions) -> WrappedParts<'a> {
     let id = match opts.format {
@@ -315,11 +326,12 @@ mod tests {
                     .head
                     .find("id=\"")
                     .map_or("", |i| &parts.head[i + 4..i + 20]);
-                let joined = format!("{}{}{}", parts.head, parts.body, parts.tail);
-                assert_eq!(joined, wrap_external_content_with_id(content, &o, id));
+                let id = id.to_owned();
+                let borrowed = matches!(parts.body, Cow::Borrowed(_));
+                assert_eq!(borrowed, content == "plain" || content.is_empty());
                 assert_eq!(
-                    matches!(parts.body, Cow::Borrowed(_)),
-                    content == "plain" || content.is_empty()
+                    parts.into_string(),
+                    wrap_external_content_with_id(content, &o, &id)
                 );
             }
         }
