@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use rmcp::service::ServiceError;
 
-use crate::supervisor::Status;
+use crate::secrets::SecretError;
+use crate::status::Status;
 
 /// Why a tool call (or another request to a server) did not produce a result.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -48,4 +49,48 @@ impl CallError {
             other => CallError::Protocol(other.to_string()),
         }
     }
+}
+
+/// Why connecting to a server failed. `Display` gives the texts the package has always logged
+/// (`MCP server '<name>' failed to start: <this>`); the variants keep the cause apart for code
+/// that needs it.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// A `secret://`, `${VAR}` or SecretRef value could not be resolved. A configuration
+    /// problem: the server is not restarted for it.
+    #[error("{0}")]
+    Secret(#[from] SecretError),
+    /// The server's config cannot be used as it is (a missing command or url).
+    #[error("{0}")]
+    Config(String),
+    /// The server process could not be started.
+    #[error("{0}")]
+    Spawn(#[source] std::io::Error),
+    /// The `initialize` handshake failed or timed out; `stderr` holds the server's last lines.
+    #[error("{}", with_stderr(cause, stderr))]
+    Initialize { cause: String, stderr: Vec<String> },
+    /// The first `tools/list` failed or timed out.
+    #[error("{}", with_stderr(cause, stderr))]
+    ToolsList { cause: String, stderr: Vec<String> },
+    /// A remote server could not be reached or refused the session (the message names the URL
+    /// without its query and says what happened).
+    #[error("{0}")]
+    Http(String),
+    /// The manager shut down while the connection was being made.
+    #[error("shut down while connecting")]
+    Shutdown,
+}
+
+impl ConnectError {
+    /// Whether the restart policy applies (a secret problem waits for a config change).
+    pub fn retryable(&self) -> bool {
+        !matches!(self, ConnectError::Secret(_) | ConnectError::Shutdown)
+    }
+}
+
+fn with_stderr(cause: &str, lines: &[String]) -> String {
+    if lines.is_empty() {
+        return cause.to_owned();
+    }
+    format!("{cause}\nLast stderr lines:\n{}", lines.join("\n"))
 }

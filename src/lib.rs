@@ -8,15 +8,17 @@
 //! wrapper).
 
 pub mod bridge;
-pub mod client_handler;
 pub mod config;
 pub mod error;
+pub mod host_env;
 pub mod js_text;
 pub mod log;
 pub mod manager;
 pub mod policy;
 pub mod secrets;
 pub mod security;
+pub mod session;
+pub mod status;
 pub mod supervisor;
 pub mod transport;
 

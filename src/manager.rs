@@ -9,16 +9,18 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::{self, NameScheme, ServerTools};
-use crate::client_handler::Progress;
 use crate::config::McpConfig;
 use crate::error::CallError;
+use crate::host_env::{HostEnvironment, ProcessEnvironment};
 use crate::log::Log;
 use crate::policy::ToolPolicy;
-use crate::secrets::SecretResolver;
+use crate::secrets::{EnvSource, SecretResolver};
 use crate::security::{self, WrapFormat, WrapOptions};
-use crate::supervisor::{self, RuntimeOptions, Server, Status, ToolEntry};
+use crate::session::Progress;
+use crate::status::Status;
+use crate::supervisor::{self, RuntimeOptions, Server, Snapshot, ToolEntry};
 
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct ManagerOptions {
     pub wrap_format: WrapFormat,
     pub runtime: RuntimeOptions,
@@ -26,6 +28,21 @@ pub struct ManagerOptions {
     pub name_scheme: NameScheme,
     /// Manager-level `allow` / `deny` over agent tool names.
     pub policy: ToolPolicy,
+    /// Where a server's restart reads the host environment (the first start gets it from
+    /// [`Manager::start`]).
+    pub host_env: Arc<dyn HostEnvironment>,
+}
+
+impl Default for ManagerOptions {
+    fn default() -> Self {
+        Self {
+            wrap_format: WrapFormat::default(),
+            runtime: RuntimeOptions::default(),
+            name_scheme: NameScheme::default(),
+            policy: ToolPolicy::default(),
+            host_env: Arc::new(ProcessEnvironment),
+        }
+    }
 }
 
 /// What `getStatus()` reports per server.
@@ -75,6 +92,7 @@ pub struct Manager {
     wrap_format: WrapFormat,
     name_scheme: NameScheme,
     policy: ToolPolicy,
+    host_env: Arc<dyn HostEnvironment>,
     names: Mutex<Option<Arc<NameTable>>>,
     shutdown: CancellationToken,
     tasks: Mutex<Option<Vec<tokio::task::JoinHandle<()>>>>,
@@ -104,6 +122,7 @@ impl Manager {
             wrap_format: options.wrap_format,
             name_scheme: options.name_scheme,
             policy: options.policy,
+            host_env: options.host_env,
             names: Mutex::new(None),
             shutdown: CancellationToken::new(),
             tasks: Mutex::new(Some(Vec::new())),
@@ -112,13 +131,17 @@ impl Manager {
         }
     }
 
-    pub fn log(&self) -> &Log {
-        &self.log
-    }
-
     /// Starts every server at once and resolves when each has either connected or failed its
     /// first attempt (restarts go on in the background). Never fails; a second call does nothing.
     pub async fn start(&self) {
+        let env = self.host_env.current().await;
+        self.start_in(env).await
+    }
+
+    /// [`Self::start`] with the host environment as the caller read it at this moment (what
+    /// first starts inherit and resolve `secret://env/…` from); restarts ask the manager's
+    /// [`HostEnvironment`] again.
+    pub async fn start_in(&self, env: EnvSource) {
         if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
             return;
         }
@@ -135,12 +158,13 @@ impl Manager {
                     self.log.warn(&warning);
                 }
                 let (tx, rx) = oneshot::channel();
-                tasks.push(tokio::spawn(supervisor::supervise(
-                    server.clone(),
-                    self.resolver.clone(),
-                    self.shutdown.clone(),
-                    tx,
-                )));
+                let context = supervisor::SuperviseContext {
+                    resolver: self.resolver.clone(),
+                    host_env: self.host_env.clone(),
+                    start_env: env.clone(),
+                    shutdown: self.shutdown.clone(),
+                };
+                tasks.push(tokio::spawn(supervisor::supervise(server.clone(), context, tx)));
                 waits.push(rx);
             }
         }
@@ -191,7 +215,7 @@ impl Manager {
     /// Agent names over every server's LAST-KNOWN tools, ready or not, in config order, so a
     /// name depends only on the config and the tool lists, never on which servers happen to be
     /// up. Recomputed only when some server published a new list; derived names are logged.
-    fn name_table(&self, snapshots: &[crate::supervisor::Snapshot]) -> Arc<NameTable> {
+    fn name_table(&self, snapshots: &[Snapshot]) -> Arc<NameTable> {
         let mut cached = self.names.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(table) = cached.as_ref()
             && table.lists.len() == snapshots.len()
@@ -243,10 +267,6 @@ impl Manager {
         });
         *cached = Some(table.clone());
         table
-    }
-
-    pub fn server_name(&self, index: usize) -> Option<&str> {
-        self.servers.get(index).map(|s| s.name())
     }
 
     /// Runs one tool call the way `AgentTool.execute` does: never an `Err`, always an outcome.

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use openclaw_mcp_native::log::Level;
 use openclaw_mcp_native::manager::ToolOutcome;
-use openclaw_mcp_native::supervisor::Status;
+use openclaw_mcp_native::status::Status;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

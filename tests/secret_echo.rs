@@ -14,7 +14,7 @@ use common::*;
 use openclaw_mcp_native::config::ServerConfig;
 use openclaw_mcp_native::manager::ToolOutcome;
 use openclaw_mcp_native::secrets::{EnvSource, REDACTED, SecretResolver};
-use openclaw_mcp_native::supervisor::Status;
+use openclaw_mcp_native::status::Status;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 

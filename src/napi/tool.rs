@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::settle::Settler;
-use crate::client_handler::Progress;
+use crate::session::Progress;
 use crate::js_text::JsText;
 use crate::manager::{AgentTool, Manager, ToolOutcome};
 

@@ -52,6 +52,9 @@ pub struct SecretResolver {
     env: EnvSource,
     /// When set, every resolved secret is registered here before it is returned.
     redactor: Option<Redactor>,
+    /// The `secrets.providers` definitions installed, kept to rebuild providers for another
+    /// environment ([`Self::for_env`]).
+    definitions: ProviderDefinitions,
 }
 
 impl Default for SecretResolver {
@@ -67,6 +70,7 @@ impl fmt::Debug for SecretResolver {
             .field("timeout", &self.timeout)
             .field("env", &self.env)
             .field("redactor", &self.redactor.is_some())
+            .field("definitions", &self.definitions)
             .finish()
     }
 }
@@ -88,6 +92,7 @@ impl SecretResolver {
             timeout: DEFAULT_RESOLVE_TIMEOUT,
             env: EnvSource::Process,
             redactor: None,
+            definitions: ProviderDefinitions::default(),
         }
     }
 
@@ -126,9 +131,31 @@ impl SecretResolver {
             (EnvSource::Fixed(_), Some(home)) => FileProvider::with_home(home),
             _ => FileProvider::new(),
         };
-        self.register(file.with_definitions(defs.file));
-        self.register(ExecProvider::new(defs.exec));
+        self.register(file.with_definitions(defs.file.clone()));
+        self.register(ExecProvider::new(defs.exec.clone()));
+        self.definitions = defs;
         self
+    }
+
+    /// The same resolver reading `env` instead: the built-in providers (`env`, `file`, `aws`,
+    /// `gcp`, `vault`, `exec` with this resolver's definitions) are rebuilt for it; providers
+    /// registered under other names, the deadline and the redactor are kept.
+    /// [`EnvSource::Process`] means the host has no view of its own: a plain copy, reading
+    /// whatever this resolver was built to read.
+    pub fn for_env(&self, env: EnvSource) -> Self {
+        if let EnvSource::Process = env {
+            return self.clone();
+        }
+        let mut rebuilt = Self::with_default_providers_in(env)
+            .with_provider_definitions(self.definitions.clone())
+            .with_timeout(self.timeout);
+        rebuilt.redactor = self.redactor.clone();
+        for (name, provider) in &self.providers {
+            if !BUILTIN_PROVIDERS.contains(&name.as_str()) {
+                rebuilt.register_arc(provider.clone());
+            }
+        }
+        rebuilt
     }
 
     /// Registers every value this resolver returns from a reference with

@@ -22,6 +22,10 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
 };
+use rmcp::transport::common::client_side_sse::ExponentialBackoff;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+};
 use rmcp::transport::streamable_http_client::{
     SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
@@ -30,6 +34,51 @@ use tokio_util::sync::CancellationToken;
 use super::net::{self, Body, Target};
 use super::sse_events::{Decoder, Event, TooLarge};
 use crate::log::Log;
+
+/// What a Streamable HTTP connection needs.
+pub struct HttpSpec<'a> {
+    pub server: &'a str,
+    pub target: &'a Target,
+    pub client: reqwest::Client,
+    /// The server's own headers, sent on every request to its origin only.
+    pub headers: HeaderMap,
+    /// Largest message (response body or SSE event) accepted.
+    pub max_message_bytes: usize,
+    /// Bounds re-initialising an expired session.
+    pub connect_timeout: Duration,
+    pub log: Log,
+}
+
+/// The transport for one session: rmcp's Streamable HTTP worker over our client.
+pub type HttpTransport = StreamableHttpClientTransport<HttpClient>;
+
+/// Opens a Streamable HTTP transport (nothing is sent until the session's first message). The
+/// returned client tells how the first exchange went (for the connect report and the legacy
+/// SSE fallback) and when the server is gone.
+pub fn open(spec: HttpSpec<'_>) -> (HttpTransport, HttpClient) {
+    let http = HttpClient::new(
+        spec.client,
+        spec.target.clone(),
+        spec.headers,
+        spec.max_message_bytes,
+        spec.server,
+        spec.log,
+    );
+    let mut config = StreamableHttpClientTransportConfig::with_uri(spec.target.url.as_str());
+    config.max_sse_event_size = spec.max_message_bytes;
+    config.allow_stateless = true;
+    config.reinit_on_expired_session = true;
+    config.session_recovery_timeout = spec.connect_timeout.min(Duration::from_secs(5));
+    // The standalone GET stream reconnects a few times, then gives up (POSTs still work; a
+    // server that cannot be reached at all ends the session through `lost`).
+    let mut backoff = ExponentialBackoff::default();
+    backoff.max_times = Some(3);
+    backoff.base_duration = Duration::from_millis(500);
+    backoff.max_delay = Some(Duration::from_secs(4));
+    config.retry_config = Arc::new(backoff);
+    let worker = StreamableHttpClientTransport::with_client(http.clone(), config);
+    (worker, http)
+}
 
 fn lose(lost: &CancellationToken, log: &Log, server: &str, why: &str) {
     if !lost.is_cancelled() {

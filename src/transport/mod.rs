@@ -1,10 +1,11 @@
 //! How the manager reaches a server: a local child process over stdio, or a remote server over
-//! Streamable HTTP or legacy SSE.
+//! Streamable HTTP or legacy SSE. A transport only moves messages (and, for stdio, owns the
+//! server process); the [session](crate::session) speaks the protocol over it. Each transport
+//! takes its own small spec, never the config model.
 
 pub mod http;
 pub mod net;
 pub mod orphan_guard;
-pub mod remote;
 pub mod sse;
 pub mod sse_events;
 pub mod stdio;

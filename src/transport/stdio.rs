@@ -3,8 +3,12 @@
 //! The child is spawned without a shell, in a process group of its own (so the whole tree can be
 //! signalled), registered with the [orphan guard](super::orphan_guard), with stderr captured:
 //! every line goes to the log (warn) and the last few are kept for the start-failure message.
+//!
+//! The process is a guard: [`ServerProcess::terminate`] stops the whole tree politely, and a
+//! `ServerProcess` dropped without it (a connect abandoned half-way, a panic) still takes its
+//! whole process group down and unregisters it from the orphan guard.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -26,9 +30,17 @@ pub struct SpawnSpec<'a> {
     pub server: &'a str,
     pub command: &'a str,
     pub args: &'a [String],
-    /// Applied on top of the host environment (what the original did).
+    /// The environment the server inherits: `None` for this process's own; otherwise the
+    /// host's view of it (Node's `process.env`, which a gateway may have replaced), which then
+    /// stands in for it whole.
+    pub inherit: Option<&'a BTreeMap<String, String>>,
+    /// Applied on top of the inherited environment (what the original did).
     pub env: &'a [(String, SecretString)],
     pub cwd: Option<&'a str>,
+    /// Largest JSON-RPC line accepted from the server.
+    pub max_message_bytes: usize,
+    /// Each of the waits of a termination (also when the process is dropped unterminated).
+    pub grace: Duration,
 }
 
 /// The last lines a server wrote to stderr.
@@ -54,12 +66,16 @@ impl StderrTail {
     }
 }
 
-/// A running server process (the leader of its own process group).
+/// A running server process (the leader of its own process group), owned: dropping it
+/// without [`Self::terminate`] still stops and unregisters the whole group.
 pub struct ServerProcess {
     child: Child,
     pgid: Option<i32>,
-    pub stderr: StderrTail,
+    stderr: StderrTail,
     stderr_task: tokio::task::JoinHandle<()>,
+    grace: Duration,
+    /// `terminate` ran: nothing is left for `Drop` to do.
+    released: bool,
 }
 
 pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, ChildStdout, ChildStdin>;
@@ -67,7 +83,6 @@ pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, ChildStdout, ChildS
 /// Spawns the server and returns the process and the JSON-RPC transport over its stdio.
 pub fn spawn(
     spec: &SpawnSpec<'_>,
-    max_message_bytes: usize,
     log: &Log,
 ) -> std::io::Result<(ServerProcess, StdioTransport)> {
     let mut command = tokio::process::Command::new(spec.command);
@@ -77,6 +92,10 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    if let Some(inherit) = spec.inherit {
+        command.env_clear();
+        command.envs(inherit);
+    }
     for (key, value) in spec.env {
         command.env(key, value.expose_secret());
     }
@@ -105,13 +124,15 @@ pub fn spawn(
         spec.server.to_owned(),
     ));
     let transport =
-        AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(max_message_bytes);
+        AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(spec.max_message_bytes);
     Ok((
         ServerProcess {
             child,
             pgid,
             stderr: tail,
             stderr_task,
+            grace: spec.grace,
+            released: false,
         },
         transport,
     ))
@@ -168,10 +189,6 @@ async fn read_bounded_line<R: tokio::io::AsyncBufRead + Unpin>(
 }
 
 impl ServerProcess {
-    pub fn pid(&self) -> Option<u32> {
-        self.child.id()
-    }
-
     /// Resolves when the server process (the group leader) exits; a description of how.
     pub async fn exited(&mut self) -> String {
         match self.child.wait().await {
@@ -182,28 +199,31 @@ impl ServerProcess {
 
     /// Stops the server and everything it started. The caller has already closed the server's
     /// stdin (by closing the transport). Then: wait `grace`, SIGTERM the group, wait `grace`,
-    /// SIGKILL the group. Members that outlive the leader are taken down the same way.
+    /// SIGKILL the group (off Unix: kill the process), each wait bounded. Members that outlive
+    /// the leader are taken down the same way.
     pub async fn terminate(mut self, grace: Duration) -> StderrTail {
         let leader_gone = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
         if !leader_gone {
-            self.signal_group(Signal::Term);
+            signal_group(self.pgid, Signal::Term);
             if tokio::time::timeout(grace, self.child.wait())
                 .await
                 .is_err()
             {
-                self.signal_group(Signal::Kill);
-                let _ = self.child.wait().await;
+                signal_group(self.pgid, Signal::Kill);
+                let _ = self.child.start_kill();
+                let _ = tokio::time::timeout(grace, self.child.wait()).await;
             }
         }
-        self.reap_group(grace).await;
+        reap_group(self.pgid, grace).await;
         if let Some(pgid) = self.pgid {
             orphan_guard::unregister(pgid);
         }
+        self.released = true;
         // With the whole group gone the stderr pipe reaches EOF at once; let the forwarder drain
         // it so the tail is complete, but never wait long for a holder that escaped the group.
         let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.stderr_task).await;
         self.stderr_task.abort();
-        self.stderr
+        std::mem::take(&mut self.stderr)
     }
 
     /// How the process ended, if it ends within `wait`.
@@ -213,52 +233,81 @@ impl ServerProcess {
             _ => None,
         }
     }
+}
 
-    /// After the leader exited: if anything is left in its group, SIGTERM, wait, SIGKILL.
-    async fn reap_group(&self, grace: Duration) {
-        if !self.group_alive() {
+impl Drop for ServerProcess {
+    /// Dropped without `terminate()`: SIGTERM the group now; then, on the runtime if there is
+    /// one, SIGKILL what is left after `grace` and unregister the group (without a runtime, at
+    /// once). The leader itself is killed by `kill_on_drop` as the child drops.
+    fn drop(&mut self) {
+        self.stderr_task.abort();
+        if self.released {
             return;
         }
-        self.signal_group(Signal::Term);
-        // There is no signal for a non-child's death: poll, bounded by `grace`.
-        let deadline = tokio::time::Instant::now() + grace;
-        while self.group_alive() && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        if self.group_alive() {
-            self.signal_group(Signal::Kill);
-        }
-    }
-
-    #[cfg(unix)]
-    fn group_alive(&self) -> bool {
-        match self.pgid {
-            Some(pgid) => group_has_live_member(pgid),
-            None => false,
-        }
-    }
-
-    #[cfg(not(unix))]
-    fn group_alive(&self) -> bool {
-        false
-    }
-
-    #[cfg(unix)]
-    fn signal_group(&self, signal: Signal) {
-        if let Some(pgid) = self.pgid {
-            let sig = match signal {
-                Signal::Term => libc::SIGTERM,
-                Signal::Kill => libc::SIGKILL,
-            };
-            unsafe {
-                libc::kill(-pgid, sig);
+        let pgid = self.pgid;
+        signal_group(pgid, Signal::Term);
+        let grace = self.grace;
+        let finish = async move {
+            reap_group(pgid, grace).await;
+            if let Some(pgid) = pgid {
+                orphan_guard::unregister(pgid);
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(finish);
+            }
+            Err(_) => {
+                signal_group(pgid, Signal::Kill);
+                if let Some(pgid) = pgid {
+                    orphan_guard::unregister(pgid);
+                }
             }
         }
     }
-
-    #[cfg(not(unix))]
-    fn signal_group(&self, _signal: Signal) {}
 }
+
+/// After the leader exited: if anything is left in its group, SIGTERM, wait, SIGKILL.
+async fn reap_group(pgid: Option<i32>, grace: Duration) {
+    if !group_alive(pgid) {
+        return;
+    }
+    signal_group(pgid, Signal::Term);
+    // There is no signal for a non-child's death: poll, bounded by `grace`.
+    let deadline = tokio::time::Instant::now() + grace;
+    while group_alive(pgid) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if group_alive(pgid) {
+        signal_group(pgid, Signal::Kill);
+    }
+}
+
+#[cfg(unix)]
+fn group_alive(pgid: Option<i32>) -> bool {
+    pgid.is_some_and(group_has_live_member)
+}
+
+#[cfg(not(unix))]
+fn group_alive(_pgid: Option<i32>) -> bool {
+    false
+}
+
+#[cfg(unix)]
+fn signal_group(pgid: Option<i32>, signal: Signal) {
+    if let Some(pgid) = pgid {
+        let sig = match signal {
+            Signal::Term => libc::SIGTERM,
+            Signal::Kill => libc::SIGKILL,
+        };
+        unsafe {
+            libc::kill(-pgid, sig);
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn signal_group(_pgid: Option<i32>, _signal: Signal) {}
 
 /// Whether any process of the group still runs. Zombies do not count: members reparented to
 /// an init that reaps slowly (as in many containers) would otherwise look alive for a while.

@@ -1,29 +1,16 @@
-//! The client side of one MCP session, as rmcp sees it: what we tell the server about ourselves,
-//! and where its notifications go (progress to the waiting call, list changes to the supervisor).
+//! `notifications/progress` for calls in flight: a router from progress token to the waiting
+//! call, and a transport wrapper that routes each notification as it is read.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rmcp::ClientHandler;
-#[allow(deprecated)] // servers on protocol versions before SEP-2577 still send logging
-use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, JsonRpcMessage, JsonRpcNotification,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerNotification,
+    JsonRpcMessage, JsonRpcNotification, ProgressNotificationParam, ProgressToken,
+    ServerNotification,
 };
-use rmcp::service::{NotificationContext, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use tokio::sync::{Notify, mpsc};
-
-use crate::log::Log;
-
-/// The protocol version we ask for; servers negotiate down to 2025-06-18, 2025-03-26 or
-/// 2024-11-05. (rmcp's own default would put 2026-07-28 inside a legacy `initialize`.)
-pub const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
-
-/// What the original client called itself.
-pub const CLIENT_NAME: &str = "openclaw-mcp";
-pub const CLIENT_VERSION: &str = "1.0.0";
+use tokio::sync::mpsc;
 
 /// One progress notification for a call in flight.
 #[derive(Debug, Clone)]
@@ -107,50 +94,5 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProgressTap<T> {
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
-    }
-}
-
-#[derive(Clone)]
-pub struct SessionHandler {
-    server: String,
-    tools_changed: Arc<Notify>,
-    log: Log,
-}
-
-impl SessionHandler {
-    pub fn new(server: &str, tools_changed: Arc<Notify>, log: Log) -> Self {
-        Self {
-            server: server.to_owned(),
-            tools_changed,
-            log,
-        }
-    }
-}
-
-impl ClientHandler for SessionHandler {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new(CLIENT_NAME, CLIENT_VERSION),
-        )
-        .with_protocol_version(PROTOCOL_VERSION)
-    }
-
-    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        self.tools_changed.notify_one();
-    }
-
-    #[allow(deprecated)]
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let data = match &params.data {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        self.log
-            .debug(&format!("MCP server '{}' log: {data}", self.server));
     }
 }

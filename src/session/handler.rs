@@ -1,0 +1,66 @@
+//! What we tell a server about ourselves, and where its notifications go that are not routed
+//! on the wire (list changes to the supervisor, log messages to the log).
+
+use std::sync::Arc;
+
+use rmcp::ClientHandler;
+#[allow(deprecated)] // servers on protocol versions before SEP-2577 still send logging
+use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{NotificationContext, RoleClient};
+use tokio::sync::Notify;
+
+use crate::log::Log;
+
+/// The protocol version we ask for; servers negotiate down to 2025-06-18, 2025-03-26 or
+/// 2024-11-05. (rmcp's own default would put 2026-07-28 inside a legacy `initialize`.)
+pub const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// What the original client called itself.
+pub const CLIENT_NAME: &str = "openclaw-mcp";
+pub const CLIENT_VERSION: &str = "1.0.0";
+
+#[derive(Clone)]
+pub struct SessionHandler {
+    server: String,
+    tools_changed: Arc<Notify>,
+    log: Log,
+}
+
+impl SessionHandler {
+    pub fn new(server: &str, tools_changed: Arc<Notify>, log: Log) -> Self {
+        Self {
+            server: server.to_owned(),
+            tools_changed,
+            log,
+        }
+    }
+}
+
+impl ClientHandler for SessionHandler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new(CLIENT_NAME, CLIENT_VERSION),
+        )
+        .with_protocol_version(PROTOCOL_VERSION)
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
+
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let data = match &params.data {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        self.log
+            .debug(&format!("MCP server '{}' log: {data}", self.server));
+    }
+}

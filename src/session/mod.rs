@@ -1,0 +1,148 @@
+//! One MCP session over any transport: the `initialize` handshake, what every connection
+//! needs around its transport (progress routing in wire order, loss detection), and the live
+//! session the supervisor holds until it ends.
+//!
+//! Transports only move messages (and, for stdio, own the server process); the session is the
+//! one place that speaks the lifecycle of the protocol.
+
+mod handler;
+mod loss;
+mod progress;
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::service::{
+    ClientCacheConfig, Peer, QuitReason, RoleClient, RunningServiceCancellationToken,
+};
+use rmcp::transport::Transport;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler};
+pub use loss::EndOnLoss;
+pub use progress::{Progress, ProgressRouter, ProgressTap};
+
+use crate::transport::stdio::ServerProcess;
+
+/// Why `initialize` did not produce a session.
+#[derive(Debug)]
+pub enum InitFailure {
+    /// The handshake failed (an error answer, a closed transport, a malformed reply).
+    Failed(String),
+    /// No answer before the deadline.
+    TimedOut,
+}
+
+/// What a connection needs besides its transport.
+pub struct SessionSetup {
+    pub handler: SessionHandler,
+    pub progress: Arc<ProgressRouter>,
+    /// Fires when the transport finds the server gone; the session then ends.
+    pub lost: Option<CancellationToken>,
+    /// Bounds the handshake.
+    pub deadline: Instant,
+}
+
+type ServiceDone = Pin<Box<dyn Future<Output = Result<QuitReason, tokio::task::JoinError>> + Send>>;
+
+/// A live session: the peer to send requests to, the rmcp service behind it and, for a local
+/// server, its process.
+pub struct Session {
+    peer: Peer<RoleClient>,
+    cancel: RunningServiceCancellationToken,
+    /// The rmcp service task; `None` once it has ended.
+    done: Option<ServiceDone>,
+    process: Option<ServerProcess>,
+}
+
+impl Session {
+    /// Runs the `initialize` handshake (protocol [`PROTOCOL_VERSION`], asked for explicitly)
+    /// over `transport`, wrapped for progress routing and loss detection. rmcp's response
+    /// cache is turned off: tool lists must be fresh after every restart.
+    pub async fn initialize<T>(transport: T, setup: SessionSetup) -> Result<Self, InitFailure>
+    where
+        T: Transport<RoleClient> + Send + 'static,
+    {
+        let transport = ProgressTap::new(EndOnLoss::new(transport, setup.lost), setup.progress);
+        let running = match tokio::time::timeout_at(setup.deadline, setup.handler.serve(transport))
+            .await
+        {
+            Ok(Ok(running)) => running,
+            Ok(Err(error)) => return Err(InitFailure::Failed(error.to_string())),
+            Err(_) => return Err(InitFailure::TimedOut),
+        };
+        let peer = running.peer().clone();
+        peer.set_response_cache_config(ClientCacheConfig::disabled())
+            .await;
+        Ok(Self {
+            peer,
+            cancel: running.cancellation_token(),
+            done: Some(Box::pin(running.waiting())),
+            process: None,
+        })
+    }
+
+    /// The session now owns the server's process: it ends with the session.
+    pub fn with_process(mut self, process: ServerProcess) -> Self {
+        self.process = Some(process);
+        self
+    }
+
+    pub fn peer(&self) -> &Peer<RoleClient> {
+        &self.peer
+    }
+
+    /// Resolves when the session ends by itself, with a description of how. Cancel-safe: a
+    /// call dropped half-way picks up where it stopped.
+    pub async fn ended(&mut self) -> String {
+        if self.done.is_some() {
+            tokio::select! {
+                how = process_exited(&mut self.process) => return format!("process {how}"),
+                _ = service_ended(&mut self.done) => {}
+            }
+        }
+        // The service ended: a local server is usually exiting; say how, if it does so promptly.
+        match self.process.as_mut() {
+            Some(process) => match process.exit_within(Duration::from_millis(250)).await {
+                Some(how) => format!("process {how}"),
+                None => "the server closed its output".to_owned(),
+            },
+            None => "the connection closed".to_owned(),
+        }
+    }
+
+    /// Closes the session (a local server's stdin closes with it) and stops the process tree.
+    /// Returns the server's last stderr lines (none for a remote server).
+    pub async fn close(self, grace: Duration) -> Vec<String> {
+        self.cancel.cancel();
+        if let Some(done) = self.done {
+            let _ = tokio::time::timeout(grace, done).await;
+        }
+        match self.process {
+            Some(process) => process.terminate(grace).await.lines(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// Resolves when the rmcp service ends (the transport closed); pending forever after that.
+async fn service_ended(done: &mut Option<ServiceDone>) {
+    match done {
+        Some(fut) => {
+            let _ = fut.await;
+            *done = None;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Resolves when the local server process exits (never for a remote server).
+async fn process_exited(process: &mut Option<ServerProcess>) -> String {
+    match process {
+        Some(process) => process.exited().await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,351 @@
+//! Connecting one server: resolve its secrets for this start, open the transport its config
+//! names, run the session's handshake over it, and list its tools, all bounded by the server's
+//! connect timeout and abandoned (the process tree stopped) when the manager shuts down.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::service::{Peer, RoleClient};
+use secrecy::SecretString;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::server::{Server, ToolEntry};
+use crate::bridge;
+use crate::config::TransportKind;
+use crate::error::{CallError, ConnectError};
+use crate::secrets::{EnvSource, SecretResolver};
+use crate::session::{InitFailure, Session, SessionHandler, SessionSetup};
+use crate::transport::http::{self, HttpSpec, InitialAnswer};
+use crate::transport::net::{self, Target};
+use crate::transport::sse::{self, SseOptions};
+use crate::transport::stdio::{self, SpawnSpec};
+
+/// A live session with its first tool list.
+pub(super) struct Connected {
+    pub session: Session,
+    pub tools: Vec<ToolEntry>,
+    /// `stdio`, `streamable-http` or `sse`.
+    pub transport: &'static str,
+}
+
+/// What one connection attempt reads from outside: the host environment at this start, the
+/// resolver, the manager's shutdown.
+pub(super) struct Attempt<'a> {
+    pub env: EnvSource,
+    pub resolver: &'a SecretResolver,
+    pub shutdown: &'a CancellationToken,
+    pub tools_changed: Arc<Notify>,
+}
+
+pub(super) async fn connect(server: &Server, attempt: Attempt<'_>) -> Result<Connected, ConnectError> {
+    let config = &server.config;
+    // Resolution reads the same environment the server will inherit.
+    let resolver = attempt.resolver.for_env(attempt.env.clone());
+    let secrets = tokio::select! {
+        secrets = resolve_secrets(server, &resolver) => secrets?,
+        _ = attempt.shutdown.cancelled() => return Err(ConnectError::Shutdown),
+    };
+    let connect_timeout = Duration::from_millis(config.timeout_ms);
+    let deadline = Instant::now() + connect_timeout;
+    let setup = SessionSetup {
+        handler: SessionHandler::new(&config.name, attempt.tools_changed, server.log.clone()),
+        progress: server.progress.clone(),
+        lost: None,
+        deadline,
+    };
+    let (session, transport) = match config.transport {
+        TransportKind::Stdio => {
+            let inherit = match &attempt.env {
+                EnvSource::Fixed(vars) => Some(vars.clone()),
+                EnvSource::Process => None,
+            };
+            let session = connect_stdio(server, inherit.as_deref(), &secrets.env, setup, attempt.shutdown)
+                .await?;
+            (session, "stdio")
+        }
+        TransportKind::Http | TransportKind::Sse => {
+            let remote = tokio::select! {
+                remote = connect_remote(server, &secrets.headers, setup) => remote?,
+                _ = attempt.shutdown.cancelled() => return Err(ConnectError::Shutdown),
+            };
+            remote
+        }
+    };
+    let grace = server.options.shutdown_grace;
+    let listed = tokio::select! {
+        listed = tokio::time::timeout(connect_timeout, list_tools(server, session.peer())) => listed,
+        _ = attempt.shutdown.cancelled() => {
+            session.close(grace).await;
+            return Err(ConnectError::Shutdown);
+        }
+    };
+    match listed {
+        Ok(Ok(tools)) => Ok(Connected {
+            session,
+            tools,
+            transport,
+        }),
+        Ok(Err(error)) => {
+            let stderr = session.close(grace).await;
+            Err(ConnectError::ToolsList {
+                cause: format!("tools/list failed: {error}"),
+                stderr,
+            })
+        }
+        Err(_) => {
+            let stderr = session.close(grace).await;
+            Err(ConnectError::ToolsList {
+                cause: format!(
+                    "no answer to tools/list within {} ms",
+                    connect_timeout.as_millis()
+                ),
+                stderr,
+            })
+        }
+    }
+}
+
+/// A server's `env` and `headers` with every reference resolved, for one start.
+struct ResolvedSecrets {
+    env: Vec<(String, SecretString)>,
+    headers: Vec<(String, SecretString)>,
+}
+
+async fn resolve_secrets(
+    server: &Server,
+    resolver: &SecretResolver,
+) -> Result<ResolvedSecrets, ConnectError> {
+    let config = &server.config;
+    let env = resolve_entries(server, resolver, &config.env).await?;
+    let headers = if config.transport == TransportKind::Stdio {
+        Vec::new()
+    } else {
+        resolve_entries(server, resolver, &config.headers).await?
+    };
+    Ok(ResolvedSecrets { env, headers })
+}
+
+async fn resolve_entries(
+    server: &Server,
+    resolver: &SecretResolver,
+    entries: &[(String, String)],
+) -> Result<Vec<(String, SecretString)>, ConnectError> {
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let resolved = resolver.resolve_all(entries).await?;
+    // Mask what came from a secret backend, and plaintext values under credential-like keys
+    // too: a server that echoes its token back must not hand it to the model.
+    for ((key, raw), (_, value)) in entries.iter().zip(&resolved) {
+        if crate::secrets::is_secret_uri(raw) || crate::secrets::looks_like_credential_key(key) {
+            server.log.redactor().register(value);
+        }
+    }
+    Ok(resolved)
+}
+
+/// Spawns the server and runs the handshake over its stdio. On failure or shutdown the process
+/// tree is stopped before this returns.
+async fn connect_stdio(
+    server: &Server,
+    inherit: Option<&std::collections::BTreeMap<String, String>>,
+    env: &[(String, SecretString)],
+    setup: SessionSetup,
+    shutdown: &CancellationToken,
+) -> Result<Session, ConnectError> {
+    let config = &server.config;
+    let command = config
+        .command
+        .as_deref()
+        .ok_or_else(|| ConnectError::Config("stdio transport requires 'command'".to_owned()))?;
+    let grace = server.options.shutdown_grace;
+    let spec = SpawnSpec {
+        server: &config.name,
+        command,
+        args: &config.args,
+        inherit,
+        env,
+        cwd: config.cwd.as_deref(),
+        max_message_bytes: server.options.max_message_bytes,
+        grace,
+    };
+    let (mut process, transport) = stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
+    let connect_timeout = Duration::from_millis(config.timeout_ms);
+    let initialized = tokio::select! {
+        initialized = Session::initialize(transport, setup) => initialized,
+        _ = shutdown.cancelled() => {
+            process.terminate(grace).await;
+            return Err(ConnectError::Shutdown);
+        }
+    };
+    let cause = match initialized {
+        Ok(session) => return Ok(session.with_process(process)),
+        Err(InitFailure::Failed(error)) => {
+            match process.exit_within(Duration::from_millis(200)).await {
+                Some(how) => format!("server process {how} during initialization"),
+                None => format!("initialize failed: {error}"),
+            }
+        }
+        Err(InitFailure::TimedOut) => format!(
+            "no answer to initialize within {} ms",
+            connect_timeout.as_millis()
+        ),
+    };
+    let stderr = process.terminate(grace).await.lines();
+    Err(ConnectError::Initialize { cause, stderr })
+}
+
+/// Streamable HTTP (falling back to legacy SSE when the server answers like an SSE-only one
+/// and the config allows it) or legacy SSE. Returns the session and the transport in use.
+async fn connect_remote(
+    server: &Server,
+    headers: &[(String, SecretString)],
+    setup: SessionSetup,
+) -> Result<(Session, &'static str), ConnectError> {
+    let config = &server.config;
+    let url = config.url.as_deref().ok_or_else(|| {
+        ConnectError::Config(format!(
+            "{} transport requires 'url'",
+            config.transport_name
+        ))
+    })?;
+    let connect_timeout = Duration::from_millis(config.timeout_ms);
+    let target = Target::parse(url).map_err(ConnectError::Http)?;
+    let headers = net::user_headers(headers).map_err(ConnectError::Http)?;
+    let client =
+        net::build_client(config.ca_file.as_deref(), connect_timeout).map_err(ConnectError::Http)?;
+    if config.transport == TransportKind::Sse {
+        let session = connect_sse(server, &target, client, headers, setup).await?;
+        return Ok((session, "sse"));
+    }
+    let fallback = SessionSetup {
+        handler: setup.handler.clone(),
+        progress: setup.progress.clone(),
+        lost: None,
+        deadline: setup.deadline,
+    };
+    let (worker, http) = http::open(HttpSpec {
+        server: &config.name,
+        target: &target,
+        client: client.clone(),
+        headers: headers.clone(),
+        max_message_bytes: server.options.max_message_bytes,
+        connect_timeout,
+        log: server.log.clone(),
+    });
+    let setup = SessionSetup {
+        lost: Some(http.lost()),
+        ..setup
+    };
+    let (message, sse_only) = match Session::initialize(worker, setup).await {
+        Ok(session) => {
+            http.mark_established();
+            return Ok((session, "streamable-http"));
+        }
+        Err(InitFailure::Failed(error)) => {
+            let sse_only = match http.initial_answer() {
+                Some(InitialAnswer::SseOnly(status)) => Some(status),
+                _ => None,
+            };
+            let message = http
+                .first_failure()
+                .unwrap_or_else(|| format!("initialize with {} failed: {error}", target.shown));
+            (message, sse_only)
+        }
+        Err(InitFailure::TimedOut) => {
+            let message = http.first_failure().unwrap_or_else(|| {
+                format!(
+                    "no answer to initialize from {} within {} ms",
+                    target.shown,
+                    connect_timeout.as_millis()
+                )
+            });
+            (message, None)
+        }
+    };
+    let Some(status) = sse_only else {
+        return Err(ConnectError::Http(message));
+    };
+    if !config.sse_fallback {
+        return Err(ConnectError::Http(format!(
+            "{message} (HTTP {status} to the initialize POST is what a legacy SSE-only server \
+             answers; sseFallback is off for this server)"
+        )));
+    }
+    server.log.info(&format!(
+        "MCP server '{}': {} answered HTTP {status} to Streamable HTTP; trying the legacy SSE \
+         transport",
+        config.name, target.shown
+    ));
+    let session = connect_sse(server, &target, client, headers, fallback)
+        .await
+        .map_err(|e| ConnectError::Http(format!("{message}; the legacy SSE fallback failed too: {e}")))?;
+    Ok((session, "sse"))
+}
+
+async fn connect_sse(
+    server: &Server,
+    target: &Target,
+    client: reqwest::Client,
+    headers: reqwest::header::HeaderMap,
+    setup: SessionSetup,
+) -> Result<Session, ConnectError> {
+    let config = &server.config;
+    let connect_timeout = Duration::from_millis(config.timeout_ms);
+    let idle = server.options.sse_idle_timeout;
+    let transport = sse::connect(SseOptions {
+        server: &config.name,
+        client,
+        target: target.clone(),
+        headers,
+        max_message_bytes: server.options.max_message_bytes,
+        idle_timeout: Some(idle).filter(|d| !d.is_zero()),
+        deadline: setup.deadline,
+        connect_timeout,
+        post_timeout: connect_timeout,
+        log: server.log.clone(),
+    })
+    .await
+    .map_err(ConnectError::Http)?;
+    match Session::initialize(transport, setup).await {
+        Ok(session) => Ok(session),
+        Err(InitFailure::Failed(error)) => Err(ConnectError::Http(format!(
+            "initialize over SSE with {} failed: {error}",
+            target.shown
+        ))),
+        Err(InitFailure::TimedOut) => Err(ConnectError::Http(format!(
+            "no answer to initialize from {} within {} ms",
+            target.shown,
+            connect_timeout.as_millis()
+        ))),
+    }
+}
+
+/// Every page of `tools/list`, minus what the server's `toolFilter` leaves out, bridged into
+/// agent tools (schema, label, description; the name is the manager's to assign).
+pub(super) async fn list_tools(
+    server: &Server,
+    peer: &Peer<RoleClient>,
+) -> Result<Vec<ToolEntry>, CallError> {
+    let tools = peer
+        .list_all_tools()
+        .await
+        .map_err(CallError::from_service)?;
+    let config = &server.config;
+    Ok(tools
+        .iter()
+        .filter(|tool| config.tool_filter.allows(&tool.name))
+        .map(|tool| {
+            let schema = serde_json::Value::Object((*tool.input_schema).clone());
+            let parameters = bridge::convert_schema(Some(&schema));
+            ToolEntry {
+                mcp_name: tool.name.to_string(),
+                label: bridge::tool_label(&config.name, &tool.name),
+                description: bridge::tool_description(&config.name, tool.description.as_deref()),
+                parameters_json: Arc::from(parameters.to_string()),
+            }
+        })
+        .collect())
+}

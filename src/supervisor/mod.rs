@@ -1,0 +1,11 @@
+//! One server's life: the handle everyone reads ([`Server`]: config, published state, tool
+//! calls), the loop that keeps it running ([`supervise`]: connect, watch, restart with backoff,
+//! shut down) and connecting ([`connect`](connect::connect): secrets, transport, session,
+//! first `tools/list`).
+
+mod connect;
+mod server;
+mod supervise;
+
+pub use server::{RuntimeOptions, Server, Snapshot, ToolEntry};
+pub use supervise::{SuperviseContext, restart_delay, supervise};

@@ -1,0 +1,213 @@
+//! A configured server as everyone but its supervisor sees it: its config, the state the
+//! supervisor publishes (status, tools, the peer to talk to) and tool calls against it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, JsonObject, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::ServerConfig;
+use crate::error::CallError;
+use crate::log::Log;
+use crate::session::{Progress, ProgressRouter};
+use crate::status::Status;
+
+/// A server tool as the agent sees it, built once per discovery.
+#[derive(Debug, Clone)]
+pub struct ToolEntry {
+    /// The server's own name for the tool (what `tools/call` is sent with). The agent-facing
+    /// name is assigned by the manager across all servers (`bridge::assign_tool_names`).
+    pub mcp_name: String,
+    pub label: String,
+    pub description: String,
+    /// The converted parameter schema (compat mode) as JSON text, made once per discovery;
+    /// the binding builds `parameters` from it (see `docs/design.md`).
+    pub parameters_json: Arc<str>,
+}
+
+#[derive(Clone)]
+pub struct Snapshot {
+    pub status: Status,
+    pub tools: Arc<Vec<ToolEntry>>,
+    pub peer: Option<Peer<RoleClient>>,
+    /// The transport of the last successful connection: `stdio`, `streamable-http` or `sse`.
+    pub transport: Option<&'static str>,
+}
+
+/// Settings shared by every server of a manager.
+#[derive(Clone, Debug)]
+pub struct RuntimeOptions {
+    /// Each of the two waits of a shutdown (after closing stdin, after SIGTERM).
+    pub shutdown_grace: Duration,
+    /// Largest JSON-RPC message accepted from a server.
+    pub max_message_bytes: usize,
+    /// A server that stayed ready this long gets its restart budget back.
+    pub restart_budget_reset: Duration,
+    /// Legacy SSE: the longest silence on the event stream before the session ends (a
+    /// keep-alive ping is sent half-way through). Zero: unbounded.
+    pub sse_idle_timeout: Duration,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        Self {
+            shutdown_grace: Duration::from_secs(2),
+            max_message_bytes: 64 * 1024 * 1024,
+            restart_budget_reset: Duration::from_secs(60),
+            sse_idle_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One configured server: its config and its published state.
+pub struct Server {
+    pub config: ServerConfig,
+    state: watch::Sender<Snapshot>,
+    pub(super) progress: Arc<ProgressRouter>,
+    pub(super) log: Log,
+    pub(super) options: Arc<RuntimeOptions>,
+}
+
+impl Server {
+    pub fn new(config: ServerConfig, log: Log, options: Arc<RuntimeOptions>) -> Arc<Self> {
+        let (state, _) = watch::channel(Snapshot {
+            status: Status::Disconnected,
+            tools: Arc::new(Vec::new()),
+            peer: None,
+            transport: None,
+        });
+        Arc::new(Self {
+            config,
+            state,
+            progress: Arc::new(ProgressRouter::default()),
+            log,
+            options,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        self.state.borrow().clone()
+    }
+
+    pub fn status(&self) -> Status {
+        self.state.borrow().status
+    }
+
+    pub(super) fn set_status(&self, status: Status) {
+        self.state.send_modify(|s| {
+            s.status = status;
+            if status != Status::Ready {
+                s.peer = None;
+            }
+        });
+    }
+
+    pub(super) fn set_ready(
+        &self,
+        peer: Peer<RoleClient>,
+        tools: Vec<ToolEntry>,
+        transport: &'static str,
+    ) {
+        self.state.send_modify(|s| {
+            s.status = Status::Ready;
+            s.peer = Some(peer);
+            s.tools = Arc::new(tools);
+            s.transport = Some(transport);
+        });
+    }
+
+    pub(super) fn set_tools(&self, tools: Vec<ToolEntry>) {
+        self.state.send_modify(|s| s.tools = Arc::new(tools));
+    }
+
+    /// For a server whose supervisor never ran (shutdown before start).
+    pub(crate) fn mark_closed(&self) {
+        self.set_status(Status::Closed);
+    }
+
+    /// The peer to talk to, or the contract's not-ready error.
+    pub fn ready_peer(&self) -> Result<Peer<RoleClient>, CallError> {
+        let state = self.state.borrow();
+        match (&state.peer, state.status) {
+            (Some(peer), Status::Ready) => Ok(peer.clone()),
+            (_, status) => Err(CallError::NotReady {
+                server: self.config.name.clone(),
+                status,
+            }),
+        }
+    }
+
+    /// Sends `tools/call` and waits for the answer, the deadline or the caller's cancellation,
+    /// whichever comes first. On a deadline or a cancellation the server is sent
+    /// `notifications/cancelled` for the request.
+    pub async fn call_tool(
+        &self,
+        tool: &str,
+        arguments: Option<JsonObject>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> Result<CallToolResult, CallError> {
+        if cancel.is_cancelled() {
+            return Err(CallError::Aborted);
+        }
+        if !self.config.tool_filter.allows(tool) {
+            return Err(CallError::Refused(format!(
+                "tool '{tool}' is excluded by servers.{}.toolFilter",
+                self.config.name
+            )));
+        }
+        let peer = self.ready_peer()?;
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = arguments;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(CallError::from_service)?;
+        let token = handle.progress_token.clone();
+        if let Some(sink) = progress {
+            self.progress.register(token.clone(), sink);
+        }
+        let id = handle.id.clone();
+        let rx = handle.rx;
+        let timeout = Duration::from_millis(self.config.tool_timeout_ms);
+        let outcome = tokio::select! {
+            answer = rx => match answer {
+                Ok(Ok(ServerResult::CallToolResult(result))) => Ok(result),
+                Ok(Ok(_)) => Err(CallError::Protocol("unexpected answer to tools/call".to_owned())),
+                Ok(Err(error)) => Err(CallError::from_service(error)),
+                Err(_) => Err(CallError::Closed),
+            },
+            _ = tokio::time::sleep(timeout) => Err(CallError::Timeout(timeout)),
+            _ = cancel.cancelled() => Err(CallError::Aborted),
+        };
+        self.progress.unregister(&token);
+        if let Err(CallError::Timeout(_) | CallError::Aborted) = &outcome {
+            let reason = match &outcome {
+                Err(CallError::Timeout(_)) => "Request timed out",
+                _ => "Aborted by the caller",
+            };
+            let peer = peer.clone();
+            // Do not hold the caller up for the notification.
+            tokio::spawn(async move {
+                let _ = peer
+                    .notify_cancelled(CancelledNotificationParam::new(
+                        Some(id),
+                        Some(reason.to_owned()),
+                    ))
+                    .await;
+            });
+        }
+        outcome
+    }
+}

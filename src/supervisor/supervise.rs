@@ -1,0 +1,189 @@
+//! The loop that keeps one server running: connect, publish, watch the session, restart with
+//! backoff when it dies, and take it down on shutdown.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Notify, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::connect::{self, Attempt, Connected};
+use super::server::Server;
+use crate::error::ConnectError;
+use crate::host_env::HostEnvironment;
+use crate::secrets::{EnvSource, SecretResolver};
+use crate::session::Session;
+use crate::status::Status;
+
+/// What a supervisor reads from its manager.
+pub struct SuperviseContext {
+    pub resolver: Arc<SecretResolver>,
+    /// Where restarts read the host environment.
+    pub host_env: Arc<dyn HostEnvironment>,
+    /// The host environment when `start()` was called: the first attempt's.
+    pub start_env: EnvSource,
+    pub shutdown: CancellationToken,
+}
+
+/// Why a connected session ended.
+enum SessionEnd {
+    Shutdown,
+    Exited(String),
+}
+
+/// Runs one server until shutdown. `first_attempt` fires once the first connection attempt has
+/// ended either way, which is what `start()` waits for.
+pub async fn supervise(
+    server: Arc<Server>,
+    context: SuperviseContext,
+    first_attempt: oneshot::Sender<()>,
+) {
+    let SuperviseContext {
+        resolver,
+        host_env,
+        start_env,
+        shutdown,
+    } = context;
+    let mut first_attempt = Some(first_attempt);
+    let mut signal_first = || {
+        if let Some(tx) = first_attempt.take() {
+            let _ = tx.send(());
+        }
+    };
+    let name = server.config.name.clone();
+    let log = server.log.clone();
+    let mut restarts: u32 = 0;
+    let tools_changed = Arc::new(Notify::new());
+    let mut start_env = Some(start_env);
+
+    'life: loop {
+        if shutdown.is_cancelled() {
+            break;
+        }
+        server.set_status(Status::Connecting);
+        let env = match start_env.take() {
+            Some(env) => env,
+            None => tokio::select! {
+                env = host_env.current() => env,
+                _ = shutdown.cancelled() => break 'life,
+            },
+        };
+        let attempt = Attempt {
+            env,
+            resolver: &resolver,
+            shutdown: &shutdown,
+            tools_changed: tools_changed.clone(),
+        };
+        let failure = match connect::connect(&server, attempt).await {
+            Ok(Connected {
+                mut session,
+                tools,
+                transport,
+            }) => {
+                let count = tools.len();
+                server.set_ready(session.peer().clone(), tools, transport);
+                log.info(&format!("MCP server '{name}' connected ({count} tools)"));
+                signal_first();
+                let ready_at = Instant::now();
+                let end = watch_session(&server, &mut session, &shutdown, &tools_changed).await;
+                server.set_status(match end {
+                    SessionEnd::Shutdown => Status::Closed,
+                    SessionEnd::Exited(_) => Status::Error,
+                });
+                let grace = server.options.shutdown_grace;
+                match end {
+                    SessionEnd::Shutdown => {
+                        session.close(grace).await;
+                        break 'life;
+                    }
+                    SessionEnd::Exited(why) => {
+                        log.warn(&format!("MCP server '{name}' exited unexpectedly: {why}"));
+                        session.close(grace).await;
+                        if ready_at.elapsed() >= server.options.restart_budget_reset {
+                            restarts = 0;
+                        }
+                    }
+                }
+                None
+            }
+            Err(ConnectError::Shutdown) => break 'life,
+            Err(error) if !error.retryable() => {
+                // A secret problem is a configuration problem: no restart loop for it.
+                log.error(&format!("MCP server '{name}' failed to start: {error}"));
+                server.set_status(Status::Disconnected);
+                signal_first();
+                shutdown.cancelled().await;
+                break 'life;
+            }
+            Err(error) => Some(error),
+        };
+        // The status is `error` before `start()` is released, so the caller sees the outcome.
+        server.set_status(Status::Error);
+        if let Some(error) = failure {
+            log.error(&format!("MCP server '{name}' failed to start: {error}"));
+            signal_first();
+        }
+
+        let max = server.config.max_restarts;
+        if !server.config.restart_on_crash || restarts >= max {
+            shutdown.cancelled().await;
+            break 'life;
+        }
+        let delay = restart_delay(restarts);
+        restarts += 1;
+        log.info(&format!(
+            "MCP server '{name}' restarting in {} ms (attempt {restarts}/{max})",
+            delay.as_millis()
+        ));
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = shutdown.cancelled() => break 'life,
+        }
+    }
+    signal_first();
+    server.set_status(Status::Closed);
+    log.info(&format!("MCP server '{name}' stopped"));
+}
+
+/// `min(1000 * 2^n, 30000)` ms before restart number `n` (counted from 0).
+pub fn restart_delay(restarts_so_far: u32) -> Duration {
+    let ms = 1000u64.saturating_mul(1u64 << restarts_so_far.min(15));
+    Duration::from_millis(ms.min(30_000))
+}
+
+/// Waits for the session to end; re-lists tools when the server says they changed.
+async fn watch_session(
+    server: &Server,
+    session: &mut Session,
+    shutdown: &CancellationToken,
+    tools_changed: &Notify,
+) -> SessionEnd {
+    let peer = session.peer().clone();
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return SessionEnd::Shutdown,
+            how = session.ended() => return SessionEnd::Exited(how),
+            _ = tools_changed.notified() => {
+                let timeout = Duration::from_millis(server.config.timeout_ms);
+                match tokio::time::timeout(timeout, connect::list_tools(server, &peer)).await {
+                    Ok(Ok(tools)) => {
+                        server.log.info(&format!(
+                            "MCP server '{}' tools changed ({} tools)",
+                            server.config.name,
+                            tools.len()
+                        ));
+                        server.set_tools(tools);
+                    }
+                    Ok(Err(e)) => server.log.warn(&format!(
+                        "MCP server '{}' tools/list after a change failed: {e}",
+                        server.config.name
+                    )),
+                    Err(_) => server.log.warn(&format!(
+                        "MCP server '{}' tools/list after a change timed out",
+                        server.config.name
+                    )),
+                }
+            }
+        }
+    }
+}
