@@ -63,7 +63,14 @@ mod imp {
             tracing::warn!("orphan guard: pipe failed; servers may outlive a crashed host");
             return None;
         }
-        let (read_fd, write_fd) = (fds[0], fds[1]);
+        // A host started with fds 0-2 closed gets the pipe there, where the guard's /dev/null
+        // would overwrite its end and anything printing to stdout would write records.
+        let (Some(read_fd), Some(write_fd)) =
+            (unsafe { above_stdio(fds[0]) }, unsafe { above_stdio(fds[1]) })
+        else {
+            tracing::warn!("orphan guard: fcntl failed; servers may outlive a crashed host");
+            return None;
+        };
         let pid = unsafe { libc::fork() };
         if pid < 0 {
             unsafe {
@@ -83,6 +90,19 @@ mod imp {
             writer: Mutex::new(writer),
             pid,
         })
+    }
+
+    /// `fd` itself when it is above 2; otherwise a close-on-exec copy of it at 3 or above (the
+    /// original is closed). `None` (and `fd` closed) when that fails.
+    unsafe fn above_stdio(fd: libc::c_int) -> Option<libc::c_int> {
+        if fd > 2 {
+            return Some(fd);
+        }
+        unsafe {
+            let moved = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3);
+            libc::close(fd);
+            (moved >= 0).then_some(moved)
+        }
     }
 
     #[cfg(any(target_os = "linux", target_os = "android"))]

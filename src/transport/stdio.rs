@@ -189,6 +189,11 @@ async fn read_bounded_line<R: tokio::io::AsyncBufRead + Unpin>(
 }
 
 impl ServerProcess {
+    /// The server's process group (its pid: it leads the group), once spawned.
+    pub fn pgid(&self) -> Option<i32> {
+        self.pgid
+    }
+
     /// Resolves when the server process (the group leader) exits; a description of how.
     pub async fn exited(&mut self) -> String {
         match self.child.wait().await {
