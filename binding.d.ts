@@ -222,10 +222,16 @@ export declare function nativeVersion(): string
 /** The parts of a `secret://provider/path[#field]` reference; `null` for a plain value. */
 export declare function parseSecretUri(value: string): SecretReference | null
 
-/** Resolves one reference (a plain value comes back unchanged). */
+/**
+ * Resolves one reference (a plain value comes back unchanged). Never throws: bad input
+ * rejects.
+ */
 export declare function resolveSecret(value: string): Promise<string>
 
-/** Resolves every value of the record in parallel; any failure rejects the whole call. */
+/**
+ * Resolves every value of the record in parallel, keys in the record's order; any failure
+ * rejects the whole call. `null`/`undefined` resolve `{}`. Never throws: bad input rejects.
+ */
 export declare function resolveSecrets(record: Record<string, string>): Promise<Record<string, string>>
 
 /**

@@ -14,12 +14,14 @@ pub mod host_env;
 pub mod js_text;
 pub mod log;
 pub mod manager;
+pub mod options;
 pub mod policy;
 pub mod secrets;
 pub mod security;
 pub mod session;
 pub mod status;
 pub mod supervisor;
+pub mod tool_result;
 pub mod transport;
 
 #[cfg(feature = "node")]

@@ -11,39 +11,17 @@ use tokio_util::sync::CancellationToken;
 use crate::bridge::{self, NameScheme, ServerTools};
 use crate::config::McpConfig;
 use crate::error::CallError;
-use crate::host_env::{HostEnvironment, ProcessEnvironment};
-use crate::log::Log;
+use crate::host_env::HostEnvironment;
+use crate::log::{Log, LogSink};
 use crate::policy::ToolPolicy;
-use crate::secrets::{EnvSource, SecretResolver};
+use crate::secrets::{EnvSource, Redactor, SecretResolver};
 use crate::security::{self, WrapFormat, WrapOptions};
 use crate::session::Progress;
 use crate::status::Status;
-use crate::supervisor::{self, RuntimeOptions, Server, Snapshot, ToolEntry};
+use crate::supervisor::{self, Server, Snapshot, ToolEntry};
+use crate::tool_result::{ExternalContent, ProgressUpdate, ToolCallResult, tool_error_text};
 
-#[derive(Clone)]
-pub struct ManagerOptions {
-    pub wrap_format: WrapFormat,
-    pub runtime: RuntimeOptions,
-    /// `mcp_<prefix>_<tool>` (default) or current OpenClaw's `<server>__<tool>`.
-    pub name_scheme: NameScheme,
-    /// Manager-level `allow` / `deny` over agent tool names.
-    pub policy: ToolPolicy,
-    /// Where a server's restart reads the host environment (the first start gets it from
-    /// [`Manager::start`]).
-    pub host_env: Arc<dyn HostEnvironment>,
-}
-
-impl Default for ManagerOptions {
-    fn default() -> Self {
-        Self {
-            wrap_format: WrapFormat::default(),
-            runtime: RuntimeOptions::default(),
-            name_scheme: NameScheme::default(),
-            policy: ToolPolicy::default(),
-            host_env: Arc::new(ProcessEnvironment),
-        }
-    }
-}
+pub use crate::options::ManagerOptions;
 
 /// What `getStatus()` reports per server.
 #[derive(Debug, Clone)]
@@ -72,19 +50,6 @@ struct NameTable {
     names: Vec<Vec<String>>,
 }
 
-/// The result of `execute()`, before it becomes the JS result object.
-#[derive(Debug, Clone)]
-pub enum ToolOutcome {
-    /// The wrapped, untrusted-content text.
-    Ok {
-        text: String,
-        server: String,
-        tool: String,
-    },
-    /// `MCP tool error (<server>/<tool>): <message>`.
-    Err { text: String },
-}
-
 pub struct Manager {
     servers: Vec<Arc<Server>>,
     log: Log,
@@ -101,7 +66,22 @@ pub struct Manager {
 }
 
 impl Manager {
-    /// Builds a supervisor per enabled server, in config order. Nothing starts yet.
+    /// A manager whose lines go to `sink`, with a redactor of its own and a resolver with every
+    /// built-in provider and `options.secret_providers` (what the JS constructor builds).
+    pub fn with_sink(config: McpConfig, options: ManagerOptions, sink: Arc<dyn LogSink>) -> Self {
+        let log = Log::new(sink, Redactor::default());
+        // The resolver masks what it substitutes (a `${TOKEN}` inside `Bearer ${TOKEN}`) with the
+        // manager's redactor, on top of what the supervisor registers.
+        let resolver = Arc::new(
+            SecretResolver::with_default_providers()
+                .with_provider_definitions(options.secret_providers.clone())
+                .with_redactor(log.redactor().clone()),
+        );
+        Self::new(config, options, log, resolver)
+    }
+
+    /// Builds a supervisor per enabled server, in config order. Nothing starts yet. `resolver`
+    /// is used as given (`options.secret_providers` is [`Self::with_sink`]'s to apply).
     pub fn new(
         config: McpConfig,
         options: ManagerOptions,
@@ -280,11 +260,9 @@ impl Manager {
         arguments: Option<JsonObject>,
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
-    ) -> ToolOutcome {
+    ) -> ToolCallResult {
         let Some(server) = self.servers.get(server_index) else {
-            return ToolOutcome::Err {
-                text: format!("MCP tool error (?/{tool}): unknown server"),
-            };
+            return ToolCallResult::error("?", tool, "unknown server");
         };
         let name = server.name();
         let started = Instant::now();
@@ -301,18 +279,15 @@ impl Manager {
                 self.log
                     .debug_with(|| format!("MCP tool call {name}/{tool} took {elapsed} ms"));
                 let text = bridge::result::result_text(result);
-                ToolOutcome::Ok {
-                    text: self.wrap_untrusted(name, tool, &text),
-                    server: name.to_owned(),
-                    tool: tool.to_owned(),
-                }
+                ToolCallResult::ok(self.wrap_untrusted(name, tool, &text), name, tool)
             }
             Err(error) => {
                 self.log.debug_with(|| {
                     format!("MCP tool call {name}/{tool} took {elapsed} ms (error)")
                 });
-                ToolOutcome::Err {
+                ToolCallResult {
                     text: self.error_text(name, tool, &error),
+                    external: None,
                 }
             }
         }
@@ -320,8 +295,24 @@ impl Manager {
 
     /// The contract's error text, with any secret value masked.
     pub fn error_text(&self, server: &str, tool: &str, error: &CallError) -> String {
-        let text = format!("MCP tool error ({server}/{tool}): {error}");
+        let text = tool_error_text(server, tool, error);
         self.log.redactor().redact(&text).into_owned()
+    }
+
+    /// What `onUpdate` gets for one progress notification of a call to `server`'s `tool`: the
+    /// server's text redacted, checked and wrapped like any result.
+    pub fn progress_update(&self, server: &str, tool: &str, progress: &Progress) -> ProgressUpdate {
+        let text =
+            ProgressUpdate::raw_text(progress.progress, progress.total, progress.message.as_deref());
+        ProgressUpdate {
+            text: self.wrap_untrusted(server, tool, &text),
+            progress: progress.progress,
+            total: progress.total,
+            external: ExternalContent {
+                server: server.to_owned(),
+                tool: tool.to_owned(),
+            },
+        }
     }
 
     /// Masks secrets, logs suspicious patterns, wraps as untrusted content from `server`.
@@ -337,7 +328,7 @@ impl Manager {
         security::wrap_external_content(
             &text,
             &WrapOptions {
-                source: "mcp_server",
+                source: crate::tool_result::EXTERNAL_SOURCE,
                 sender: Some(server),
                 subject: None,
                 task_name: None,

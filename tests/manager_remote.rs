@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use openclaw_mcp_native::log::Level;
-use openclaw_mcp_native::manager::{ManagerOptions, ToolOutcome};
+use openclaw_mcp_native::manager::ManagerOptions;
+use openclaw_mcp_native::tool_result::ToolCallResult;
 use openclaw_mcp_native::status::Status;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -19,7 +20,7 @@ fn args(v: serde_json::Value) -> Option<serde_json::Map<String, serde_json::Valu
     v.as_object().cloned()
 }
 
-async fn call(h: &Harness, tool: &str, arguments: serde_json::Value) -> ToolOutcome {
+async fn call(h: &Harness, tool: &str, arguments: serde_json::Value) -> ToolCallResult {
     h.manager
         .execute(
             0,
@@ -32,16 +33,16 @@ async fn call(h: &Harness, tool: &str, arguments: serde_json::Value) -> ToolOutc
         .await
 }
 
-fn ok_text(outcome: ToolOutcome) -> String {
+fn ok_text(outcome: ToolCallResult) -> String {
     match outcome {
-        ToolOutcome::Ok { text, .. } => text,
+        ToolCallResult { text, external: Some(_) } => text,
         other => panic!("expected a result, got {other:?}"),
     }
 }
 
-fn err_text(outcome: ToolOutcome) -> String {
+fn err_text(outcome: ToolCallResult) -> String {
     match outcome {
-        ToolOutcome::Err { text } => text,
+        ToolCallResult { text, external: None } => text,
         other => panic!("expected an error, got {other:?}"),
     }
 }

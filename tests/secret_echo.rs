@@ -12,7 +12,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use common::*;
 use openclaw_mcp_native::config::ServerConfig;
-use openclaw_mcp_native::manager::ToolOutcome;
+use openclaw_mcp_native::tool_result::ToolCallResult;
 use openclaw_mcp_native::secrets::{EnvSource, REDACTED, SecretResolver};
 use openclaw_mcp_native::status::Status;
 use serde_json::json;
@@ -127,8 +127,8 @@ async fn call(h: &Harness, index: usize, tool: &str, name: &str) -> String {
         )
         .await
     {
-        ToolOutcome::Ok { text, .. } => text,
-        ToolOutcome::Err { text } => panic!("{tool}({name}) failed: {text}\n{}", h.dump()),
+        ToolCallResult { text, external: Some(_) } => text,
+        ToolCallResult { text, external: None } => panic!("{tool}({name}) failed: {text}\n{}", h.dump()),
     }
 }
 

@@ -1,7 +1,6 @@
 //! The free functions of the package.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use ::napi::JsString;
 use ::napi::bindgen_prelude::*;
@@ -12,6 +11,7 @@ use serde_json::{Value, json};
 use super::text::{concat, js_string, rust_string};
 use crate::config;
 use crate::js_text::JsText;
+use crate::options::parse_wrap_format;
 use crate::secrets::{self, SecretResolver};
 use crate::security::{self, WrapFormat, WrapOptions};
 
@@ -148,14 +148,8 @@ pub struct WrapExternalContentOptions {
 }
 
 fn wrap_format(format: Option<&str>) -> Result<WrapFormat> {
-    match format {
-        None | Some("id") => Ok(WrapFormat::Id),
-        Some("legacy") => Ok(WrapFormat::Legacy),
-        Some(other) => Err(Error::new(
-            Status::InvalidArg,
-            format!("Invalid format '{other}': expected 'id' or 'legacy'"),
-        )),
-    }
+    let format = format.map(|f| Value::String(f.to_owned()));
+    parse_wrap_format("format", format.as_ref()).map_err(|e| Error::new(Status::InvalidArg, e))
 }
 
 fn wrap_options(opts: &WrapExternalContentOptions) -> Result<WrapOptions<'_>> {
@@ -272,30 +266,50 @@ pub fn parse_secret_uri(value: String) -> Result<Option<SecretReference>> {
     }
 }
 
-/// Resolves one reference (a plain value comes back unchanged).
-#[napi(ts_return_type = "Promise<string>")]
-pub async fn resolve_secret(value: String) -> Result<String> {
-    let resolver = SecretResolver::with_default_providers();
-    let secret = resolver
-        .resolve(&value)
-        .await
-        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
-    Ok(secret.expose_secret().to_owned())
+/// A resolver reading `process.env` as it is now (the JS object, as the original did).
+fn resolver_for_this_call(env: &Env) -> Result<SecretResolver> {
+    let read = super::host_env::reader(env)?;
+    Ok(SecretResolver::with_default_providers_in(
+        super::host_env::read_now(&read),
+    ))
 }
 
-/// Resolves every value of the record in parallel; any failure rejects the whole call.
-#[napi(ts_return_type = "Promise<Record<string, string>>")]
-pub async fn resolve_secrets(record: HashMap<String, String>) -> Result<HashMap<String, String>> {
-    let resolver = SecretResolver::with_default_providers();
-    let entries: Vec<(String, String)> = record.into_iter().collect();
-    let resolved = resolver
-        .resolve_all(&entries)
-        .await
-        .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
-    Ok(resolved
-        .into_iter()
-        .map(|(k, v)| (k, v.expose_secret().to_owned()))
-        .collect())
+/// Resolves one reference (a plain value comes back unchanged). Never throws: bad input
+/// rejects.
+#[napi(ts_args_type = "value: string", ts_return_type = "Promise<string>")]
+pub fn resolve_secret<'env>(env: &'env Env, value: Unknown) -> Result<PromiseRaw<'env, String>> {
+    let input = super::json_from_js(env, value).and_then(|value| {
+        let resolver = resolver_for_this_call(env)?;
+        Ok((value, resolver))
+    });
+    env.spawn_future(async move {
+        let (value, resolver) = input?;
+        let value = secrets::secret_value(&value).map_err(|e| Error::new(Status::InvalidArg, e))?;
+        let secret = resolver
+            .resolve(value)
+            .await
+            .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
+        Ok(secret.expose_secret().to_owned())
+    })
+}
+
+/// Resolves every value of the record in parallel, keys in the record's order; any failure
+/// rejects the whole call. `null`/`undefined` resolve `{}`. Never throws: bad input rejects.
+#[napi(
+    ts_args_type = "record: Record<string, string>",
+    ts_return_type = "Promise<Record<string, string>>"
+)]
+pub fn resolve_secrets<'env>(env: &'env Env, record: Unknown) -> Result<PromiseRaw<'env, Value>> {
+    let input = super::json_from_js(env, record).and_then(|record| {
+        let resolver = resolver_for_this_call(env)?;
+        Ok((record, resolver))
+    });
+    env.spawn_future(async move {
+        let (record, resolver) = input?;
+        secrets::resolve_record(&resolver, &record)
+            .await
+            .map_err(|e| Error::new(Status::GenericFailure, e))
+    })
 }
 
 /// The version of the native core (equals the package version).

@@ -1,22 +1,17 @@
 //! `class McpManager` for JS.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::host_env::{self, JsEnvironment};
 use super::logger::JsLogSink;
 use super::settle::Settler;
 use super::tool::{CallResult, ToolFactory};
-use crate::bridge::NameScheme;
 use crate::config;
-use crate::log::{Log, LogSink, NullSink};
+use crate::log::{LogSink, NullSink};
 use crate::manager::{Manager, ManagerOptions};
-use crate::policy::ToolPolicy;
-use crate::secrets::Redactor;
-use crate::secrets::{ProviderDefinitions, SecretResolver};
-use crate::security::WrapFormat;
 
 #[napi(object)]
 pub struct McpServerStatusEntry {
@@ -31,6 +26,9 @@ pub struct McpServerStatusEntry {
 #[napi]
 pub struct McpManager {
     inner: Arc<Manager>,
+    /// Reads `process.env` on the JS thread.
+    read_env: FunctionRef<(), String>,
+    host_env: Arc<JsEnvironment>,
     /// `getAgentTools()`'s compiled builder for the current set of tools.
     tools: std::sync::Mutex<Option<Arc<ToolFactory>>>,
     /// Settles the promises of every tool call of this manager.
@@ -49,66 +47,27 @@ impl McpManager {
         let config = super::json_from_js(env, config)?;
         let validated =
             config::parse_manager_config(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
-        let mut manager_options = ManagerOptions::default();
         let mut sink: Arc<dyn LogSink> = Arc::new(NullSink);
-        let mut provider_definitions = ProviderDefinitions::default();
+        let mut json = serde_json::Map::new();
         if let Some(options) = options {
             if let Some(logger) = options.get::<Object>("logger")? {
                 sink = Arc::new(JsLogSink::from_object(&logger)?);
             }
-            if let Some(format) = options.get::<String>("wrapFormat")? {
-                manager_options.wrap_format = match format.as_str() {
-                    "id" => WrapFormat::Id,
-                    "legacy" => WrapFormat::Legacy,
-                    other => {
-                        return Err(Error::new(
-                            Status::InvalidArg,
-                            format!("Invalid wrapFormat '{other}': expected 'id' or 'legacy'"),
-                        ));
-                    }
-                };
-            }
-            if let Some(scheme) = options.get::<String>("toolNames")? {
-                manager_options.name_scheme = NameScheme::parse(&scheme).ok_or_else(|| {
-                    Error::new(
-                        Status::InvalidArg,
-                        format!("Invalid toolNames '{scheme}': expected 'compat' or 'openclaw'"),
-                    )
-                })?;
-            }
-            let allow = options.get::<Vec<String>>("allow")?.unwrap_or_default();
-            let deny = options.get::<Vec<String>>("deny")?.unwrap_or_default();
-            manager_options.policy = ToolPolicy::new(allow, deny);
-            if let Some(providers) = options.get::<Unknown>("secretProviders")? {
-                let providers = super::json_from_js(env, providers)?;
-                provider_definitions = ProviderDefinitions::from_providers(&providers)
-                    .map_err(|e| Error::new(Status::InvalidArg, format!("secretProviders: {e}")))?;
-            }
-            if let Some(ms) = options.get::<f64>("shutdownGraceMs")? {
-                if !(0.0..=600_000.0).contains(&ms) {
-                    return Err(Error::new(
-                        Status::InvalidArg,
-                        "Invalid shutdownGraceMs: expected a number of milliseconds from 0 to 600000",
-                    ));
+            for key in ManagerOptions::JSON_KEYS {
+                if let Some(value) = options.get::<Unknown>(key)? {
+                    json.insert((*key).to_owned(), super::json_from_js(env, value)?);
                 }
-                manager_options.runtime.shutdown_grace = Duration::from_millis(ms as u64);
             }
         }
-        let log = Log::new(sink, Redactor::default());
-        // The resolver masks what it substitutes (a `${TOKEN}` inside `Bearer ${TOKEN}`) with the
-        // manager's redactor, on top of what the supervisor registers.
-        let resolver = Arc::new(
-            SecretResolver::with_default_providers()
-                .with_provider_definitions(provider_definitions)
-                .with_redactor(log.redactor().clone()),
-        );
+        let mut manager_options =
+            ManagerOptions::from_json(&json).map_err(|e| Error::new(Status::InvalidArg, e))?;
+        let read_env = host_env::reader(env)?;
+        let host_env = Arc::new(JsEnvironment::new(&read_env)?);
+        manager_options.host_env = host_env.clone();
         Ok(Self {
-            inner: Arc::new(Manager::new(
-                validated.config,
-                manager_options,
-                log,
-                resolver,
-            )),
+            inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
+            read_env: read_env.create_ref()?,
+            host_env,
             tools: std::sync::Mutex::new(None),
             settler: Arc::new(Settler::new(env)?),
         })
@@ -119,8 +78,14 @@ impl McpManager {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn start<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         let manager = self.inner.clone();
+        // `process.env` as it is now: what the original's start read.
+        let host_env = match self.read_env.borrow_back(env) {
+            Ok(read) => host_env::read_now(&read),
+            Err(_) => crate::secrets::EnvSource::Process,
+        };
+        self.host_env.remember(&host_env);
         env.spawn_future(async move {
-            manager.start().await;
+            manager.start_in(host_env).await;
             Ok(())
         })
     }

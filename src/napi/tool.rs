@@ -7,14 +7,15 @@ use std::sync::Arc;
 use ::napi::bindgen_prelude::*;
 use ::napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use futures::FutureExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::settle::Settler;
-use crate::session::Progress;
 use crate::js_text::JsText;
-use crate::manager::{AgentTool, Manager, ToolOutcome};
+use crate::manager::{AgentTool, Manager};
+use crate::session::Progress;
+use crate::tool_result::{EXTERNAL_SOURCE, ExternalContent, ToolCallResult};
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 /// `EventTarget.addEventListener(type, listener, options)`.
@@ -89,9 +90,10 @@ impl ToolFactory {
                 Ok(result) => result,
                 Err(_) => settler.resolved(
                     ctx.env,
-                    CallResult::error(format!(
-                        "MCP tool error ({}/{}): internal error (panic) in the native addon",
-                        route.server, route.mcp_name
+                    CallResult::from(ToolCallResult::error(
+                        &route.server,
+                        &route.mcp_name,
+                        PANIC_MESSAGE,
                     )),
                 ),
             }
@@ -254,12 +256,9 @@ fn start_call(
         if let Some(forwarder) = forwarder {
             let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forwarder).await;
         }
-        match outcome {
-            Ok(outcome) => CallResult::from(outcome),
-            Err(_) => CallResult::error(format!(
-                "MCP tool error ({server}/{tool}): internal error (panic) in the native addon"
-            )),
-        }
+        CallResult::from(
+            outcome.unwrap_or_else(|_| ToolCallResult::error(&server, &tool, PANIC_MESSAGE)),
+        )
     };
     settler.spawn(ctx.env, fut)
 }
@@ -273,8 +272,10 @@ fn bad_arguments(
 ) -> Result<sys::napi_value> {
     settler.resolved(
         env,
-        CallResult::error(format!(
-            "MCP tool error ({server}/{tool}): tool arguments {why}"
+        CallResult::from(ToolCallResult::error(
+            server,
+            tool,
+            format_args!("tool arguments {why}"),
         )),
     )
 }
@@ -317,21 +318,7 @@ fn spawn_update_forwarder(
 ) -> tokio::task::JoinHandle<()> {
     ::napi::bindgen_prelude::spawn(async move {
         while let Some(progress) = rx.recv().await {
-            let text = match &progress.message {
-                Some(message) => message.clone(),
-                None => match progress.total {
-                    Some(total) => format!("progress {}/{}", progress.progress, total),
-                    None => format!("progress {}", progress.progress),
-                },
-            };
-            let value = json!({
-                "content": [{ "type": "text", "text": manager.wrap_untrusted(&server, &tool, &text) }],
-                "details": {
-                    "progress": progress.progress,
-                    "total": progress.total,
-                    "externalContent": { "untrusted": true, "source": "mcp_server", "server": server, "tool": tool, "wrapped": true },
-                },
-            });
+            let value = manager.progress_update(&server, &tool, &progress).to_json();
             update.call_with_return_value(
                 value,
                 ThreadsafeFunctionCallMode::NonBlocking,
@@ -341,33 +328,22 @@ fn spawn_update_forwarder(
     })
 }
 
-/// What `execute` resolves with, built straight into JS objects (no intermediate JSON value):
-/// `{ content: [{ type: "text", text }], details: { externalContent: {...} } }` on success,
-/// `{ content: [{ type: "text", text }], details: { error: true } }` on failure.
+/// What the binding says when a panic was caught on the way.
+const PANIC_MESSAGE: &str = "internal error (panic) in the native addon";
+
+/// A [`ToolCallResult`] on its way to JS: the text converted on the tokio worker that finished
+/// the call, so the JS thread only copies it, then built straight into JS objects (no
+/// intermediate JSON value), field for field as [`ToolCallResult::to_json`] shows it.
 pub struct CallResult {
-    /// Converted on the tokio worker that finished the call, so the JS thread only copies it.
     text: JsText,
-    /// `(server, tool)` of a successful call; `None` for an error.
-    source: Option<(String, String)>,
+    external: Option<ExternalContent>,
 }
 
-impl CallResult {
-    fn error(text: String) -> Self {
+impl From<ToolCallResult> for CallResult {
+    fn from(result: ToolCallResult) -> Self {
         Self {
-            text: JsText::new(text),
-            source: None,
-        }
-    }
-}
-
-impl From<ToolOutcome> for CallResult {
-    fn from(outcome: ToolOutcome) -> Self {
-        match outcome {
-            ToolOutcome::Ok { text, server, tool } => Self {
-                text: JsText::new(text),
-                source: Some((server, tool)),
-            },
-            ToolOutcome::Err { text } => Self::error(text),
+            text: JsText::new(result.text),
+            external: result.external,
         }
     }
 }
@@ -381,11 +357,11 @@ impl ToNapiValue for CallResult {
         let mut content = env.create_array(1)?;
         content.set(0, part)?;
         let mut details = Object::new(&env)?;
-        match value.source {
-            Some((server, tool)) => {
+        match value.external {
+            Some(ExternalContent { server, tool }) => {
                 let mut external = Object::new(&env)?;
                 external.set_named_property("untrusted", true)?;
-                external.set_named_property("source", "mcp_server")?;
+                external.set_named_property("source", EXTERNAL_SOURCE)?;
                 external.set_named_property("server", server)?;
                 external.set_named_property("tool", tool)?;
                 external.set_named_property("wrapped", true)?;

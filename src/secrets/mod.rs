@@ -18,6 +18,7 @@ pub mod gcp;
 mod openclaw;
 mod plaintext;
 mod provider;
+mod record;
 mod redact;
 mod support;
 mod template;
@@ -32,6 +33,7 @@ pub use file::{DEFAULT_FILE_MAX_BYTES, FileDefinition, FileMode, FileProvider, d
 pub use gcp::GcpProvider;
 pub use openclaw::{ProviderDefinitions, is_secret_ref_object, secret_ref_to_uri};
 pub use plaintext::{looks_like_credential_key, plaintext_credential_warnings};
+pub use record::{record_entries, resolve_record, secret_value};
 pub use provider::{DEFAULT_RESOLVE_TIMEOUT, SecretFuture, SecretProvider, SecretResolver};
 pub use redact::{MIN_REDACT_LEN, REDACTED, Redactor};
 pub use support::EnvSource;

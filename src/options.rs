@@ -1,0 +1,193 @@
+//! The options a host gives: `McpManagerOptions` (everything but the `logger`, which is a
+//! callback and stays with the binding) and the `format` of the wrap functions, parsed from
+//! JSON values with the texts the package has always thrown.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::bridge::NameScheme;
+use crate::host_env::{HostEnvironment, ProcessEnvironment};
+use crate::policy::ToolPolicy;
+use crate::secrets::ProviderDefinitions;
+use crate::security::WrapFormat;
+use crate::supervisor::RuntimeOptions;
+
+/// Largest `shutdownGraceMs` accepted (10 minutes).
+pub const MAX_SHUTDOWN_GRACE_MS: f64 = 600_000.0;
+
+#[derive(Clone)]
+pub struct ManagerOptions {
+    pub wrap_format: WrapFormat,
+    pub runtime: RuntimeOptions,
+    /// `mcp_<prefix>_<tool>` (default) or current OpenClaw's `<server>__<tool>`.
+    pub name_scheme: NameScheme,
+    /// Manager-level `allow` / `deny` over agent tool names.
+    pub policy: ToolPolicy,
+    /// `secrets.providers` definitions for `file` and `exec` SecretRefs.
+    pub secret_providers: ProviderDefinitions,
+    /// Where a server's restart reads the host environment (the first start gets it from
+    /// [`crate::manager::Manager::start_in`]).
+    pub host_env: Arc<dyn HostEnvironment>,
+}
+
+impl Default for ManagerOptions {
+    fn default() -> Self {
+        Self {
+            wrap_format: WrapFormat::default(),
+            runtime: RuntimeOptions::default(),
+            name_scheme: NameScheme::default(),
+            policy: ToolPolicy::default(),
+            secret_providers: ProviderDefinitions::default(),
+            host_env: Arc::new(ProcessEnvironment),
+        }
+    }
+}
+
+impl ManagerOptions {
+    /// The members of `McpManagerOptions` that [`Self::from_json`] reads.
+    pub const JSON_KEYS: &[&str] = &[
+        "wrapFormat",
+        "toolNames",
+        "allow",
+        "deny",
+        "secretProviders",
+        "shutdownGraceMs",
+    ];
+
+    /// `McpManagerOptions` as JSON: `wrapFormat`, `toolNames`, `allow`, `deny`,
+    /// `secretProviders`, `shutdownGraceMs`. Absent or `null` members keep their defaults;
+    /// other keys (the `logger`) are not this function's. The error is the constructor's
+    /// message.
+    pub fn from_json(options: &Map<String, Value>) -> Result<Self, String> {
+        let mut out = Self::default();
+        let get = |key: &str| options.get(key).filter(|v| !v.is_null());
+        if let Some(format) = get("wrapFormat") {
+            out.wrap_format = parse_wrap_format("wrapFormat", Some(format))?;
+        }
+        if let Some(scheme) = get("toolNames") {
+            out.name_scheme = scheme
+                .as_str()
+                .and_then(NameScheme::parse)
+                .ok_or_else(|| {
+                    format!(
+                        "Invalid toolNames '{}': expected 'compat' or 'openclaw'",
+                        shown(scheme)
+                    )
+                })?;
+        }
+        let allow = string_list("allow", get("allow"))?;
+        let deny = string_list("deny", get("deny"))?;
+        out.policy = ToolPolicy::new(allow, deny);
+        if let Some(providers) = get("secretProviders") {
+            out.secret_providers = ProviderDefinitions::from_providers(providers)
+                .map_err(|e| format!("secretProviders: {e}"))?;
+        }
+        if let Some(ms) = get("shutdownGraceMs") {
+            match ms.as_f64() {
+                Some(ms) if (0.0..=MAX_SHUTDOWN_GRACE_MS).contains(&ms) => {
+                    out.runtime.shutdown_grace = Duration::from_millis(ms as u64);
+                }
+                _ => {
+                    return Err(
+                        "Invalid shutdownGraceMs: expected a number of milliseconds from 0 to 600000"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A wrap format option named `option` (`wrapFormat` for the manager, `format` for the wrap
+/// functions): `'id'` (the default, also for `None` and `null`) or `'legacy'`.
+pub fn parse_wrap_format(option: &str, value: Option<&Value>) -> Result<WrapFormat, String> {
+    match value {
+        None | Some(Value::Null) => Ok(WrapFormat::Id),
+        Some(Value::String(s)) if s == "id" => Ok(WrapFormat::Id),
+        Some(Value::String(s)) if s == "legacy" => Ok(WrapFormat::Legacy),
+        Some(other) => Err(format!(
+            "Invalid {option} '{}': expected 'id' or 'legacy'",
+            shown(other)
+        )),
+    }
+}
+
+fn string_list(option: &str, value: Option<&Value>) -> Result<Vec<String>, String> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let invalid = || format!("Invalid {option}: expected an array of strings");
+    value
+        .as_array()
+        .ok_or_else(invalid)?
+        .iter()
+        .map(|v| v.as_str().map(str::to_owned).ok_or_else(invalid))
+        .collect()
+}
+
+/// A value as a message shows it: a string as itself, anything else as JSON.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<ManagerOptions, String> {
+        ManagerOptions::from_json(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn defaults_and_every_option() {
+        let o = parse(json!({})).unwrap();
+        assert_eq!(o.wrap_format, WrapFormat::Id);
+        assert_eq!(o.name_scheme, NameScheme::Compat);
+        let o = parse(json!({
+            "wrapFormat": "legacy", "toolNames": "openclaw", "allow": ["a*"], "deny": ["ab"],
+            "shutdownGraceMs": 250, "logger": {}
+        }))
+        .unwrap();
+        assert_eq!(o.wrap_format, WrapFormat::Legacy);
+        assert_eq!(o.name_scheme, NameScheme::OpenClaw);
+        assert_eq!(o.runtime.shutdown_grace, Duration::from_millis(250));
+        assert!(o.policy.allows("ax") && !o.policy.allows("ab") && !o.policy.allows("b"));
+    }
+
+    #[test]
+    fn the_constructor_texts() {
+        let err = |v| parse(v).err().unwrap();
+        assert_eq!(
+            err(json!({"wrapFormat": "x"})),
+            "Invalid wrapFormat 'x': expected 'id' or 'legacy'"
+        );
+        assert_eq!(
+            err(json!({"wrapFormat": 3})),
+            "Invalid wrapFormat '3': expected 'id' or 'legacy'"
+        );
+        assert_eq!(
+            err(json!({"toolNames": "y"})),
+            "Invalid toolNames 'y': expected 'compat' or 'openclaw'"
+        );
+        assert_eq!(
+            err(json!({"shutdownGraceMs": -1})),
+            "Invalid shutdownGraceMs: expected a number of milliseconds from 0 to 600000"
+        );
+        assert_eq!(
+            err(json!({"allow": "a"})),
+            "Invalid allow: expected an array of strings"
+        );
+        assert!(err(json!({"secretProviders": 1})).starts_with("secretProviders: "));
+        assert_eq!(
+            parse_wrap_format("format", Some(&json!("z"))).unwrap_err(),
+            "Invalid format 'z': expected 'id' or 'legacy'"
+        );
+    }
+}
