@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the release addon for this machine's target and packs what npm would publish:
+# Builds the addon for this machine's target with the `dist` profile (what is published; see
+# Cargo.toml) and packs what npm would publish:
 # the root package (loader, types, CLI, example server; no binary) and the platform package
 # (the binary only), into dist/. Prints each tarball's file list and size.
 #
-#   scripts/pack.sh            release build (LTO, stripped), then pack
+#   scripts/pack.sh            dist build (fat LTO, one codegen unit, stripped), then pack
 #   SKIP_BUILD=1 scripts/pack.sh   reuse target/pack/native
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 host=$(rustc -vV | sed -n 's/^host: //p')
 native=target/pack/native
 if [ -z "${SKIP_BUILD:-}" ] || [ ! -d "$native" ]; then
-  npx napi build --platform --release --target "$host" --output-dir "$native" --js binding.js --dts binding.d.ts
+  npx napi build --platform --profile dist --target "$host" --output-dir "$native" --js binding.js --dts binding.d.ts
 fi
 
 binary=$(ls "$native"/*.node)
