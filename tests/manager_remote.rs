@@ -287,7 +287,13 @@ async fn a_stateless_server_restarted_between_calls_comes_back() {
     drop(peer);
     let started_at = Instant::now();
     let text = err_text(call(&h, "echo", json!({"text": "x"})).await);
-    assert!(text.contains("connection refused"), "{text}");
+    // A fresh connection is refused; a pooled one the dying server had not closed yet breaks
+    // mid-request (seen under load). Either way the server is gone.
+    assert!(
+        text.contains("connection refused")
+            || text.contains("connection closed before message completed"),
+        "{text}"
+    );
     assert!(started_at.elapsed() < Duration::from_secs(5));
     assert!(
         eventually(Duration::from_secs(5), || h.manager.status()[0].status
