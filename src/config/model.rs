@@ -1,9 +1,14 @@
 //! The typed MCP configuration model shared by the rest of the crate.
 //!
-//! Values are produced only by [`crate::config::validate_mcp_config`], so every
-//! instance is already checked and has its defaults applied.
+//! The crate builds these values only through
+//! [`crate::config::validate_mcp_config`], so they are checked and have their
+//! defaults applied. The fields are public, and [`ServerConfig::with_defaults`]
+//! gives the same defaults to code that builds a server by hand (tests); such
+//! code answers for the values it sets.
 
 use std::fmt;
+
+use serde_json::Value;
 
 pub use crate::policy::ToolFilter;
 
@@ -19,6 +24,58 @@ pub const DEFAULT_RESOURCE_REFRESH_MS: u64 = 300_000;
 pub const MAX_DURATION_MS: u64 = 86_400_000;
 /// Upper bound for `maxRestarts`.
 pub const MAX_RESTARTS_LIMIT: u32 = 1000;
+
+/// Where a server default shows up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DefaultScope {
+    /// A default of the original TypeScript module's schema (zod): filled into the
+    /// `data` of `validateMcpConfig` when the key is absent, and applied to the typed model.
+    Schema,
+    /// A key of ours that the original schema never had: applied to the typed model
+    /// only, so `data` stays exactly what the original returned (no key it never had).
+    Extension,
+}
+
+/// One server key with a default.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ServerDefault {
+    /// The JSON key, as written in the config.
+    pub key: &'static str,
+    /// The default, as a JSON value of that key.
+    pub value: Value,
+    pub scope: DefaultScope,
+}
+
+/// The one list of server defaults, in the original schema's order (the order in
+/// which `validateMcpConfig` appends the missing ones to `data`), extensions last.
+///
+/// Both uses read it: [`ServerConfig::with_defaults`] runs every entry through the
+/// validator's own per-key parser (so a typed default is exactly what the same
+/// value in the input gives), and `validateMcpConfig` fills the
+/// [`DefaultScope::Schema`] entries into `data`. Keys without an entry (`command`,
+/// `args`, `env`, `cwd`, `url`, `headers`, `toolPrefix`, `toolFilter`, `caFile`)
+/// default to absent / empty.
+pub(crate) fn server_defaults() -> [ServerDefault; 11] {
+    use DefaultScope::{Extension, Schema};
+    let d = |key, value: Value, scope| ServerDefault { key, value, scope };
+    [
+        d("enabled", Value::Bool(true), Schema),
+        d("lazy", Value::Bool(false), Schema),
+        d("transport", Value::from("stdio"), Schema),
+        d("timeout", Value::from(DEFAULT_TIMEOUT_MS), Schema),
+        d("toolTimeout", Value::from(DEFAULT_TOOL_TIMEOUT_MS), Schema),
+        d("restartOnCrash", Value::Bool(true), Schema),
+        d("maxRestarts", Value::from(DEFAULT_MAX_RESTARTS), Schema),
+        d("resources", Value::Bool(true), Schema),
+        d("resourceFilter", Value::Array(Vec::new()), Schema),
+        d(
+            "resourceRefreshMs",
+            Value::from(DEFAULT_RESOURCE_REFRESH_MS),
+            Schema,
+        ),
+        d("sseFallback", Value::Bool(true), Extension),
+    ]
+}
 
 /// How the client reaches a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,31 +164,41 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// A server with every default applied (stdio, no command).
+    /// A server with every default applied (stdio, no command): the crate's one
+    /// table of server defaults, parsed as if each entry were the input.
     pub fn with_defaults(name: impl Into<String>) -> Self {
+        let mut s = Self::unset(name.into());
+        super::validate::apply_server_defaults(&mut s);
+        s
+    }
+
+    /// Every field as if its key were absent and had no default. Not a server
+    /// anyone should use: [`ServerConfig::with_defaults`] overwrites the fields
+    /// that have a default.
+    fn unset(name: String) -> Self {
         Self {
-            name: name.into(),
-            enabled: true,
+            name,
+            enabled: false,
             lazy: false,
             transport: TransportKind::Stdio,
-            transport_name: "stdio".to_owned(),
+            transport_name: String::new(),
             command: None,
             args: Vec::new(),
             env: Vec::new(),
             cwd: None,
             url: None,
             headers: Vec::new(),
-            timeout_ms: DEFAULT_TIMEOUT_MS,
-            tool_timeout_ms: DEFAULT_TOOL_TIMEOUT_MS,
-            restart_on_crash: true,
-            max_restarts: DEFAULT_MAX_RESTARTS,
+            timeout_ms: 0,
+            tool_timeout_ms: 0,
+            restart_on_crash: false,
+            max_restarts: 0,
             tool_prefix: None,
-            resources: true,
+            resources: false,
             resource_filter: Vec::new(),
-            resource_refresh_ms: DEFAULT_RESOURCE_REFRESH_MS,
+            resource_refresh_ms: 0,
             tool_filter: ToolFilter::default(),
             ca_file: None,
-            sse_fallback: true,
+            sse_fallback: false,
         }
     }
 
@@ -213,8 +280,10 @@ impl McpConfig {
 pub struct ValidatedConfig {
     /// The typed model.
     pub config: McpConfig,
-    /// The input with schema defaults filled in (JS `{ success: true, data }`).
-    /// `toolPrefix` is not filled: the original computes `toolPrefix ?? name` at use.
+    /// The input with the original schema's defaults filled in (JS `{ success: true,
+    /// data }`): our extensions such as `sseFallback` are not added (the original
+    /// never had them), and `toolPrefix` is not filled (the original computes
+    /// `toolPrefix ?? name` at use).
     pub data: serde_json::Value,
 }
 
@@ -224,5 +293,52 @@ impl fmt::Debug for ValidatedConfig {
             .field("config", &self.config)
             .field("data", &format_args!("<json>"))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_defaults_table_for_model_and_data() {
+        let table = server_defaults();
+        for (i, d) in table.iter().enumerate() {
+            assert!(
+                table[..i].iter().all(|e| e.key != d.key),
+                "'{}' listed twice",
+                d.key
+            );
+        }
+        let s = ServerConfig::with_defaults("a");
+        assert!(s.enabled && !s.lazy && s.restart_on_crash && s.resources && s.sse_fallback);
+        assert_eq!(
+            (s.transport, s.transport_name.as_str()),
+            (TransportKind::Stdio, "stdio")
+        );
+        assert_eq!(
+            (
+                s.timeout_ms,
+                s.tool_timeout_ms,
+                s.max_restarts,
+                s.resource_refresh_ms
+            ),
+            (30_000, 60_000, 5, 300_000)
+        );
+        // The extension is applied to the model but never added to `data`.
+        let v = crate::config::validate_mcp_config(
+            &serde_json::json!({"servers": {"a": {"command": "x"}}}),
+        )
+        .unwrap();
+        assert!(v.config.servers[0].sse_fallback);
+        let data = v.data["servers"]["a"].as_object().unwrap();
+        assert!(!data.contains_key("sseFallback"));
+        let filled: Vec<&str> = table
+            .iter()
+            .filter(|d| d.scope == DefaultScope::Schema)
+            .map(|d| d.key)
+            .collect();
+        let keys: Vec<&str> = data.keys().skip(1).map(String::as_str).collect();
+        assert_eq!(keys, filled);
     }
 }

@@ -12,8 +12,8 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DEFAULT_MAX_RESTARTS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS,
-    MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind, ValidatedConfig,
+    DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind,
+    ValidatedConfig, server_defaults,
 };
 
 /// Longest excerpt of a user value quoted in a message.
@@ -223,6 +223,73 @@ fn check_count(path: &str, v: &Value, issues: &mut Issues) -> Option<u32> {
     }
 }
 
+/// Checks the value of one server key at `path` and sets its field of `s`;
+/// `false` when `key` is not a server key. A bad value leaves the field as it was.
+fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut Issues) -> bool {
+    match key {
+        "enabled" => s.enabled = check_bool(p, val, issues).unwrap_or(s.enabled),
+        "lazy" => s.lazy = check_bool(p, val, issues).unwrap_or(s.lazy),
+        "restartOnCrash" => {
+            s.restart_on_crash = check_bool(p, val, issues).unwrap_or(s.restart_on_crash)
+        }
+        "resources" => s.resources = check_bool(p, val, issues).unwrap_or(s.resources),
+        "transport" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match TransportKind::parse(&t) {
+                    Some(kind) => {
+                        s.transport = kind;
+                        s.transport_name = t;
+                    }
+                    None => issues.push(
+                        p,
+                        format_args!(
+                            "Invalid transport '{}': expected 'stdio', 'sse', 'http' or 'streamable-http'",
+                            excerpt(&t)
+                        ),
+                    ),
+                }
+            }
+        }
+        "command" => s.command = check_string(p, val, issues),
+        "cwd" => s.cwd = check_string(p, val, issues),
+        "url" => s.url = check_string(p, val, issues),
+        "toolPrefix" => s.tool_prefix = check_string(p, val, issues),
+        "caFile" => s.ca_file = check_string(p, val, issues),
+        "sseFallback" => s.sse_fallback = check_bool(p, val, issues).unwrap_or(s.sse_fallback),
+        "args" => s.args = check_string_array(p, val, issues).unwrap_or_default(),
+        "resourceFilter" => {
+            s.resource_filter = check_string_array(p, val, issues).unwrap_or_default()
+        }
+        "env" => s.env = check_value_map(p, val, issues).unwrap_or_default(),
+        "headers" => s.headers = check_value_map(p, val, issues).unwrap_or_default(),
+        "timeout" => s.timeout_ms = check_duration(p, val, issues).unwrap_or(s.timeout_ms),
+        "toolTimeout" => {
+            s.tool_timeout_ms = check_duration(p, val, issues).unwrap_or(s.tool_timeout_ms)
+        }
+        "resourceRefreshMs" => {
+            s.resource_refresh_ms = check_duration(p, val, issues).unwrap_or(s.resource_refresh_ms)
+        }
+        "maxRestarts" => s.max_restarts = check_count(p, val, issues).unwrap_or(s.max_restarts),
+        "toolFilter" => match super::tool_filter::parse_tool_filter(p, val) {
+            Ok(filter) => s.tool_filter = filter,
+            Err(found) => issues.0.extend(found),
+        },
+        _ => return false,
+    }
+    true
+}
+
+/// Sets every field that has a default from [`server_defaults`], through
+/// [`set_key`] (for [`ServerConfig::with_defaults`]).
+pub(super) fn apply_server_defaults(s: &mut ServerConfig) {
+    let mut issues = Issues::default();
+    for d in server_defaults() {
+        let known = set_key(s, d.key, &d.value, d.key, &mut issues);
+        debug_assert!(known, "default for unknown key '{}'", d.key);
+    }
+    debug_assert!(issues.0.is_empty(), "invalid defaults: {:?}", issues.0);
+}
+
 fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerConfig> {
     let base = format!("servers.{name}");
     let Value::Object(obj) = v else {
@@ -233,57 +300,8 @@ fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerC
     let mut s = ServerConfig::with_defaults(name);
     for (key, val) in obj {
         let path = format!("{base}.{key}");
-        let p = path.as_str();
-        match key.as_str() {
-            "enabled" => s.enabled = check_bool(p, val, issues).unwrap_or(s.enabled),
-            "lazy" => s.lazy = check_bool(p, val, issues).unwrap_or(s.lazy),
-            "restartOnCrash" => {
-                s.restart_on_crash = check_bool(p, val, issues).unwrap_or(s.restart_on_crash)
-            }
-            "resources" => s.resources = check_bool(p, val, issues).unwrap_or(s.resources),
-            "transport" => {
-                if let Some(t) = check_string(p, val, issues) {
-                    match TransportKind::parse(&t) {
-                        Some(kind) => {
-                            s.transport = kind;
-                            s.transport_name = t;
-                        }
-                        None => issues.push(
-                            p,
-                            format_args!(
-                                "Invalid transport '{}': expected 'stdio', 'sse', 'http' or 'streamable-http'",
-                                excerpt(&t)
-                            ),
-                        ),
-                    }
-                }
-            }
-            "command" => s.command = check_string(p, val, issues),
-            "cwd" => s.cwd = check_string(p, val, issues),
-            "url" => s.url = check_string(p, val, issues),
-            "toolPrefix" => s.tool_prefix = check_string(p, val, issues),
-            "caFile" => s.ca_file = check_string(p, val, issues),
-            "sseFallback" => s.sse_fallback = check_bool(p, val, issues).unwrap_or(s.sse_fallback),
-            "args" => s.args = check_string_array(p, val, issues).unwrap_or_default(),
-            "resourceFilter" => {
-                s.resource_filter = check_string_array(p, val, issues).unwrap_or_default()
-            }
-            "env" => s.env = check_value_map(p, val, issues).unwrap_or_default(),
-            "headers" => s.headers = check_value_map(p, val, issues).unwrap_or_default(),
-            "timeout" => s.timeout_ms = check_duration(p, val, issues).unwrap_or(s.timeout_ms),
-            "toolTimeout" => {
-                s.tool_timeout_ms = check_duration(p, val, issues).unwrap_or(s.tool_timeout_ms)
-            }
-            "resourceRefreshMs" => {
-                s.resource_refresh_ms =
-                    check_duration(p, val, issues).unwrap_or(s.resource_refresh_ms)
-            }
-            "maxRestarts" => s.max_restarts = check_count(p, val, issues).unwrap_or(s.max_restarts),
-            "toolFilter" => match super::tool_filter::parse_tool_filter(p, val) {
-                Ok(filter) => s.tool_filter = filter,
-                Err(found) => issues.0.extend(found),
-            },
-            other => issues.push(&base, format_args!("Unrecognized key '{}'", excerpt(other))),
+        if !set_key(&mut s, key, val, &path, issues) {
+            issues.push(&base, format_args!("Unrecognized key '{}'", excerpt(key)));
         }
     }
     (issues.0.len() == before).then_some(s)
@@ -308,30 +326,19 @@ fn transport_requirement_error(config: &McpConfig) -> Option<String> {
     })
 }
 
-/// The JSON `data` of a successful validation: the input with every schema
-/// default that is missing appended to its server object, in schema order.
+/// The JSON `data` of a successful validation: the input with every missing
+/// [`DefaultScope::Schema`] default of [`server_defaults`] appended to its server
+/// object, in that order. Our extensions (`sseFallback`) are not filled: `data`
+/// is what the original module returned.
 fn fill_defaults(input: &Map<String, Value>) -> Value {
     let mut out = input.clone();
     if let Some(Value::Object(servers)) = out.get_mut("servers") {
         for server in servers.values_mut() {
             let Value::Object(obj) = server else { continue };
-            let defaults: [(&str, Value); 10] = [
-                ("enabled", Value::Bool(true)),
-                ("lazy", Value::Bool(false)),
-                ("transport", Value::from("stdio")),
-                ("timeout", Value::from(DEFAULT_TIMEOUT_MS)),
-                ("toolTimeout", Value::from(DEFAULT_TOOL_TIMEOUT_MS)),
-                ("restartOnCrash", Value::Bool(true)),
-                ("maxRestarts", Value::from(DEFAULT_MAX_RESTARTS)),
-                ("resources", Value::Bool(true)),
-                ("resourceFilter", Value::Array(Vec::new())),
-                (
-                    "resourceRefreshMs",
-                    Value::from(DEFAULT_RESOURCE_REFRESH_MS),
-                ),
-            ];
-            for (k, v) in defaults {
-                obj.entry(k).or_insert(v);
+            for d in server_defaults() {
+                if d.scope == DefaultScope::Schema {
+                    obj.entry(d.key).or_insert(d.value);
+                }
             }
         }
     }
