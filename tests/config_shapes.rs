@@ -3,8 +3,8 @@
 //! recorded fields, per-agent configs, detection and robustness.
 
 use openclaw_mcp_native::config::{
-    ConfigShape, ExtractOptions, ToolFilter, detect_and_extract, detect_config_shape,
-    extract_mcp_config, load_config_file, manager_configs_for_openclaw, validate_mcp_config,
+    ConfigShape, ExtractOptions, ToolFilter, detect_config_shape, extract_mcp_config,
+    load_config_file, manager_configs_for_openclaw, validate_mcp_config,
 };
 use serde_json::{Value, json};
 
@@ -1156,23 +1156,6 @@ fn files_of_every_shape() {
         "{e}"
     );
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn detect_and_extract_reads_every_shape() {
-    // The older entry point now reads every shape, exactly as `extract_mcp_config` does.
-    for input in [
-        json!({"servers": {}}),
-        json!({"mcpServers": {"fs": {"command": "npx"}}}),
-        json!({"mcp": {"servers": {"fs": {"command": "npx"}}}}),
-    ] {
-        assert_eq!(
-            detect_and_extract(&input, None).unwrap(),
-            extract_mcp_config(&input, &ExtractOptions::default())
-                .unwrap()
-                .config
-        );
-    }
 }
 
 /// A small deterministic generator of odd JSON.

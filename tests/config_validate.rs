@@ -2,11 +2,27 @@
 //! openclaw.json extraction.
 
 use openclaw_mcp_native::config::{
-    ConfigShape, McpConfig, ServerConfig, TransportKind, ValidatedConfig, check_transports,
-    detect_and_extract, detect_shape, load_mcp_config_file, mcp_config_from_openclaw,
+    ConfigShape, ExtractOptions, McpConfig, ServerConfig, TransportKind, ValidatedConfig,
+    check_transports, detect_config_shape, extract_mcp_config, load_config_file,
     validate_mcp_config,
 };
 use serde_json::{Value, json};
+
+/// Any document's `McpConfig` value, its shape detected.
+fn extract(root: &Value, agent: Option<&str>) -> Result<Value, String> {
+    let options = ExtractOptions { agent, shape: None };
+    extract_mcp_config(root, &options).map(|x| x.config)
+}
+
+/// The `McpConfig` value of an openclaw.json read as PR #21530's design
+/// (`agents.defaults.mcp` + `agents.list[].mcp`), for the defaults or one agent.
+fn from_openclaw(root: &Value, agent: Option<&str>) -> Result<Value, String> {
+    let options = ExtractOptions {
+        agent,
+        shape: Some(ConfigShape::OpenClawAgents),
+    };
+    extract_mcp_config(root, &options).map(|x| x.config)
+}
 
 fn parse(s: &str) -> Value {
     serde_json::from_str(s).expect("test JSON")
@@ -794,18 +810,18 @@ fn openclaw_doc() -> Value {
 #[test]
 fn openclaw_defaults_only() {
     let doc = openclaw_doc();
-    let m = mcp_config_from_openclaw(&doc, None).unwrap();
+    let m = from_openclaw(&doc, None).unwrap();
     assert_eq!(keys(&m["servers"]), ["github", "files", "search"]);
     assert_eq!(m, doc["agents"]["defaults"]["mcp"]);
     // An agent without `mcp` or with an empty one gets the defaults.
-    assert_eq!(mcp_config_from_openclaw(&doc, Some("main")).unwrap(), m);
-    assert_eq!(mcp_config_from_openclaw(&doc, Some("solo")).unwrap(), m);
+    assert_eq!(from_openclaw(&doc, Some("main")).unwrap(), m);
+    assert_eq!(from_openclaw(&doc, Some("solo")).unwrap(), m);
 }
 
 #[test]
 fn openclaw_agent_merge_is_wholesale_and_ordered() {
     let doc = openclaw_doc();
-    let m = mcp_config_from_openclaw(&doc, Some("work")).unwrap();
+    let m = from_openclaw(&doc, Some("work")).unwrap();
     assert_eq!(
         keys(&m["servers"]),
         ["github", "files", "search", "jira"],
@@ -835,13 +851,13 @@ fn openclaw_agent_without_defaults() {
     let doc =
         json!({"agents": {"list": [{"id": "a", "mcp": {"servers": {"x": {"command": "c"}}}}]}});
     assert_eq!(
-        mcp_config_from_openclaw(&doc, Some("a")).unwrap(),
+        from_openclaw(&doc, Some("a")).unwrap(),
         json!({"servers": {"x": {"command": "c"}}})
     );
-    assert_eq!(mcp_config_from_openclaw(&doc, None).unwrap(), json!({}));
+    assert_eq!(from_openclaw(&doc, None).unwrap(), json!({}));
     // Extra keys in `mcp` objects are carried through for the validator to reject.
     let doc = json!({"agents": {"defaults": {"mcp": {"servers": {}, "oops": 1}}, "list": [{"id": "a", "mcp": {"more": 2}}]}});
-    let m = mcp_config_from_openclaw(&doc, Some("a")).unwrap();
+    let m = from_openclaw(&doc, Some("a")).unwrap();
     assert_eq!(
         validate_mcp_config(&m).unwrap_err(),
         "(root): Unrecognized key 'oops'; (root): Unrecognized key 'more'"
@@ -906,13 +922,13 @@ fn openclaw_errors() {
     ];
     for (input, agent, expected) in cases {
         assert_eq!(
-            mcp_config_from_openclaw(&input, agent).unwrap_err(),
+            from_openclaw(&input, agent).unwrap_err(),
             expected,
             "input {input}"
         );
     }
     // Without an agent, a bad `servers` is left for the validator (which names it).
-    let m = mcp_config_from_openclaw(
+    let m = from_openclaw(
         &json!({"agents": {"defaults": {"mcp": {"servers": []}}}}),
         None,
     )
@@ -926,17 +942,17 @@ fn openclaw_errors() {
 #[test]
 fn detect_and_extract_shapes() {
     let plain = json!({"servers": {"a": {"command": "x"}}});
-    assert_eq!(detect_shape(&plain), Ok(ConfigShape::McpConfig));
-    assert_eq!(detect_and_extract(&plain, None).unwrap(), plain);
-    assert_eq!(detect_and_extract(&plain, Some("ignored")).unwrap(), plain);
-    assert_eq!(detect_and_extract(&json!({}), None).unwrap(), json!({}));
+    assert_eq!(detect_config_shape(&plain), Ok(ConfigShape::McpConfig));
+    assert_eq!(extract(&plain, None).unwrap(), plain);
+    assert_eq!(extract(&plain, Some("ignored")).unwrap(), plain);
+    assert_eq!(extract(&json!({}), None).unwrap(), json!({}));
     assert_eq!(
-        detect_shape(&openclaw_doc()),
+        detect_config_shape(&openclaw_doc()),
         Ok(ConfigShape::OpenClawAgents)
     );
     assert_eq!(
-        detect_and_extract(&openclaw_doc(), Some("work")).unwrap(),
-        mcp_config_from_openclaw(&openclaw_doc(), Some("work")).unwrap()
+        extract(&openclaw_doc(), Some("work")).unwrap(),
+        from_openclaw(&openclaw_doc(), Some("work")).unwrap()
     );
     let errors: Vec<(Value, &str)> = vec![
         (
@@ -953,13 +969,10 @@ fn detect_and_extract_shapes() {
         ),
     ];
     for (input, expected) in errors {
-        assert_eq!(detect_and_extract(&input, None).unwrap_err(), expected);
+        assert_eq!(extract(&input, None).unwrap_err(), expected);
     }
     // An empty array is an empty ACP mcpServers list.
-    assert_eq!(
-        detect_and_extract(&json!([]), None).unwrap(),
-        json!({"servers": {}})
-    );
+    assert_eq!(extract(&json!([]), None).unwrap(), json!({"servers": {}}));
 }
 
 #[test]
@@ -972,7 +985,11 @@ fn load_file_end_to_end() {
         serde_json::to_string_pretty(&openclaw_doc()).unwrap(),
     )
     .unwrap();
-    let m = load_mcp_config_file(&path, Some("work")).unwrap();
+    let work = ExtractOptions {
+        agent: Some("work"),
+        shape: None,
+    };
+    let m = load_config_file(&path, &work).unwrap().config;
     let v = ok(&m);
     assert_eq!(v.config.servers.len(), 4);
     assert_eq!(
@@ -982,13 +999,13 @@ fn load_file_end_to_end() {
 
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{ // comment\n}").unwrap();
-    let e = load_mcp_config_file(&bad, None).unwrap_err();
+    let e = load_config_file(&bad, &ExtractOptions::default()).unwrap_err();
     assert!(
         e.starts_with(&format!("Invalid JSON in {}: ", bad.display())),
         "{e}"
     );
     let missing = dir.join("missing.json");
-    let e = load_mcp_config_file(&missing, None).unwrap_err();
+    let e = load_config_file(&missing, &ExtractOptions::default()).unwrap_err();
     assert!(
         e.starts_with(&format!("Cannot read {}: ", missing.display())),
         "{e}"
@@ -1111,10 +1128,10 @@ fn exercise(v: &Value) {
         assert!(!e.is_empty());
     }
     let _ = check_transports(v);
-    let _ = detect_shape(v);
+    let _ = detect_config_shape(v);
     for agent in [None, Some("main"), Some("")] {
-        let _ = detect_and_extract(v, agent);
-        if let Ok(m) = mcp_config_from_openclaw(v, agent) {
+        let _ = extract(v, agent);
+        if let Ok(m) = from_openclaw(v, agent) {
             let _ = validate_mcp_config(&m);
         }
     }
@@ -1204,7 +1221,7 @@ fn never_panics_on_deep_nesting() {
         "Unknown transport '[object Object]' for server 'a'"
     );
     assert_eq!(
-        detect_and_extract(&placed, None).unwrap_err(),
+        extract(&placed, None).unwrap_err(),
         "(root): Nested too deeply (more than 32 levels)"
     );
     exercise(&placed);
@@ -1221,7 +1238,7 @@ fn never_panics_on_deep_nesting() {
     oc.insert("agents".into(), Value::Object(agents));
     let oc = Value::Object(oc);
     assert_eq!(
-        mcp_config_from_openclaw(&oc, None).unwrap_err(),
+        from_openclaw(&oc, None).unwrap_err(),
         "agents.defaults.mcp.junk: Nested too deeply (more than 32 levels)"
     );
     exercise(&oc);
@@ -1234,7 +1251,7 @@ fn never_panics_on_deep_nesting() {
     let mut ok_deep = serde_json::Map::new();
     ok_deep.insert("servers".into(), Value::Object(servers));
     let ok_deep = Value::Object(ok_deep);
-    assert!(detect_and_extract(&ok_deep, None).is_ok());
+    assert!(extract(&ok_deep, None).is_ok());
     let text = format!("{}{}", "[".repeat(120), "]".repeat(120));
     exercise(&parse(&text));
 
