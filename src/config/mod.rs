@@ -1,11 +1,9 @@
 //! The MCP config: typed model, `validateMcpConfig`, and extraction from the
 //! documents a config can live in (our own `McpConfig`, `openclaw.json` in both
 //! OpenClaw layouts, `mcpServers` files, ACP's `mcpServers` array; see
-//! [`extract_mcp_config`]). No I/O except [`load_mcp_config_file`] and
-//! [`load_config_file`].
+//! [`extract_mcp_config`]). No I/O except [`load_config_file`].
 
 mod model;
-mod openclaw_json;
 mod shapes;
 mod tool_filter;
 mod validate;
@@ -15,12 +13,8 @@ pub use model::{
     MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, ToolFilter, TransportKind,
     ValidatedConfig,
 };
-pub use openclaw_json::{
-    ConfigShape, MAX_CONFIG_DEPTH, detect_and_extract, detect_shape, load_mcp_config_file,
-    mcp_config_from_openclaw,
-};
 pub use shapes::{
-    ExtractOptions, ExtractedConfig, detect_config_shape, extract_mcp_config, load_config_file,
-    manager_configs_for_openclaw,
+    ConfigShape, ExtractOptions, ExtractedConfig, MAX_CONFIG_DEPTH, detect_config_shape,
+    extract_mcp_config, load_config_file, manager_configs_for_openclaw,
 };
 pub use validate::{check_transports, parse_manager_config, validate_mcp_config};

@@ -3,16 +3,17 @@
 //! | shape ([`ConfigShape`], option name) | document | file |
 //! |---|---|---|
 //! | `McpConfig`, `"mcp"` | `{ "servers": { … } }` (ours, strict) | passed through |
-//! | `OpenClawAgents`, `"openclaw"` | `openclaw.json` with `agents.defaults.mcp` / `agents.list[].mcp` | `openclaw_json.rs` |
+//! | `OpenClawAgents`, `"openclaw"` | `openclaw.json` with `agents.defaults.mcp` / `agents.list[].mcp` | `openclaw_agents.rs` |
 //! | `OpenClawMcp`, `"openclaw-mcp"` | current OpenClaw's top-level `mcp.servers` | `openclaw_current.rs` |
 //! | `McpServers`, `"mcpServers"` | Claude Desktop / Cursor / Claude Code `mcpServers`, VS Code `servers` + `type` | `mcp_servers.rs` |
 //! | `Acp`, `"acp"` | ACP `session/new` `mcpServers` array | `acp.rs` |
 //!
 //! [`extract_mcp_config`] detects the shape ([`detect_config_shape`]) unless
-//! one is given. Our own two shapes are returned unvalidated (as
-//! [`crate::config::detect_and_extract`] does; the caller runs
-//! `check_transports` + `validate_mcp_config` and gets the contract's
-//! messages). The three converted shapes are validated here, every server
+//! one is given, and [`load_config_file`] runs it on a file. Our own two shapes
+//! (`mcp`, `openclaw`) are returned unvalidated: the caller runs
+//! `check_transports` + `validate_mcp_config` (as
+//! [`crate::config::parse_manager_config`] does) and gets the contract's
+//! messages. The three converted shapes are validated here, every server
 //! through [`crate::config::validate_mcp_config`], with errors naming the
 //! source document's paths (`mcpServers.fs.args: Expected array, received
 //! string`, `mcp.servers.docs.connectionTimeoutMs: Must be a positive number`),
@@ -38,16 +39,89 @@
 mod acp;
 mod common;
 mod mcp_servers;
+mod openclaw_agents;
 mod openclaw_current;
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::MAX_CONFIG_DEPTH;
-use super::openclaw_json::{ConfigShape, mcp_config_from_openclaw};
 use super::validate::{deeper_than, excerpt, type_name};
 use common::{Conv, quoted_keys};
+
+/// The deepest nesting accepted in a value that extraction copies.
+/// A valid `McpConfig` is 3 levels deep (`servers` → server → `env`); the limit
+/// exists because copying (and dropping) a `serde_json::Value` is recursive, so
+/// a hand-built value nested 100 000 levels deep would overflow the stack.
+pub const MAX_CONFIG_DEPTH: usize = 32;
+
+pub(super) fn check_depth(path: &str, v: &Value) -> Result<(), String> {
+    if deeper_than(v, MAX_CONFIG_DEPTH) {
+        Err(format!(
+            "{path}: Nested too deeply (more than {MAX_CONFIG_DEPTH} levels)"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Which kind of document a config root is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ConfigShape {
+    /// `{ servers?: {...} }` (our own, strict). Option name `"mcp"`.
+    McpConfig,
+    /// `openclaw.json` with `agents.defaults.mcp` / `agents.list[].mcp`
+    /// (PR #21530's design). Option name `"openclaw"`.
+    OpenClawAgents,
+    /// Current OpenClaw's top-level `mcp: { servers }` ("bundle-mcp").
+    /// Option name `"openclaw-mcp"`.
+    OpenClawMcp,
+    /// `{ "mcpServers": {...} }` of Claude Desktop / Cursor / Claude Code, or
+    /// VS Code's `{ "servers": {...} }` with `type`. Option name `"mcpServers"`.
+    McpServers,
+    /// ACP `session/new`'s `mcpServers` array (bare, or inside the params
+    /// object). Option name `"acp"`.
+    Acp,
+}
+
+impl ConfigShape {
+    /// Every shape, in the order of the option names.
+    pub const ALL: [ConfigShape; 5] = [
+        Self::McpConfig,
+        Self::OpenClawAgents,
+        Self::OpenClawMcp,
+        Self::McpServers,
+        Self::Acp,
+    ];
+
+    /// The option name: `"mcp"`, `"openclaw"`, `"openclaw-mcp"`,
+    /// `"mcpServers"` or `"acp"`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::McpConfig => "mcp",
+            Self::OpenClawAgents => "openclaw",
+            Self::OpenClawMcp => "openclaw-mcp",
+            Self::McpServers => "mcpServers",
+            Self::Acp => "acp",
+        }
+    }
+
+    /// Parses an option name (exact spelling), or says which names exist.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                format!(
+                    "Unknown config shape '{}': expected 'mcp', 'openclaw', 'openclaw-mcp', \
+                     'mcpServers' or 'acp'",
+                    excerpt(name)
+                )
+            })
+    }
+}
 
 /// What [`extract_mcp_config`] needs besides the document.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -161,16 +235,6 @@ fn agents_have_mcp(agents: Option<&Value>) -> bool {
             .is_some_and(|l| l.iter().any(|e| e.get("mcp").is_some()))
 }
 
-fn check_depth(path: &str, v: &Value) -> Result<(), String> {
-    if deeper_than(v, MAX_CONFIG_DEPTH) {
-        Err(format!(
-            "{path}: Nested too deeply (more than {MAX_CONFIG_DEPTH} levels)"
-        ))
-    } else {
-        Ok(())
-    }
-}
-
 fn converted(
     shape: ConfigShape,
     conv: Conv,
@@ -218,7 +282,7 @@ pub fn extract_mcp_config(
         }
         ConfigShape::OpenClawAgents => Ok(ExtractedConfig {
             shape,
-            config: mcp_config_from_openclaw(root, options.agent)?,
+            config: openclaw_agents::extract(root, options.agent)?,
             warnings: pre,
             recorded: Map::new(),
         }),
@@ -294,8 +358,8 @@ fn agent_ids(root: &Value) -> Result<Vec<String>, String> {
 /// agent: `(agent id, config)` in `agents.list` order, each its own deep copy.
 ///
 /// - Design shape (`agents.defaults.mcp` / `agents.list[].mcp`): each agent's
-///   servers are `{...defaults, ...agent}` ([`mcp_config_from_openclaw`]);
-///   unvalidated, like that function's result. No agent with an id: one
+///   servers are `{...defaults, ...agent}`, as [`extract_mcp_config`] gives them
+///   for that agent; unvalidated, like that result. No agent with an id: one
 ///   `"default"` entry with the defaults when `agents.defaults.mcp` exists,
 ///   else nothing.
 /// - Current shape (top-level `mcp`): the converted (validated) config, the same
@@ -307,7 +371,7 @@ pub fn manager_configs_for_openclaw(root: &Value) -> Result<Vec<(String, Value)>
     match shape {
         ConfigShape::OpenClawAgents => {
             // Also checks the types of `agents` and `agents.defaults(.mcp)`.
-            let defaults = mcp_config_from_openclaw(root, None)?;
+            let defaults = openclaw_agents::extract(root, None)?;
             let ids = agent_ids(root)?;
             if ids.is_empty() {
                 let has_defaults = root
@@ -323,7 +387,7 @@ pub fn manager_configs_for_openclaw(root: &Value) -> Result<Vec<(String, Value)>
             }
             ids.into_iter()
                 .map(|id| {
-                    let config = mcp_config_from_openclaw(root, Some(&id))?;
+                    let config = openclaw_agents::extract(root, Some(&id))?;
                     Ok((id, config))
                 })
                 .collect()
