@@ -4,8 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::MAX_CONFIG_DEPTH;
-use crate::config::validate::{deeper_than, excerpt, type_name};
+use crate::config::validate::{excerpt, type_name};
 use crate::config::validate_mcp_config;
 
 /// `base.key`, or `key` when `base` is empty.
@@ -75,16 +74,14 @@ impl ConvServer {
     }
 
     /// A deep copy of `v`, or an issue when it nests more than
-    /// [`MAX_CONFIG_DEPTH`] levels.
+    /// [`crate::config::MAX_CONFIG_DEPTH`] levels.
     pub fn checked(&mut self, src_key: &str, v: &Value) -> Option<Value> {
-        if deeper_than(v, MAX_CONFIG_DEPTH) {
-            self.issues.push(format!(
-                "{}: Nested too deeply (more than {MAX_CONFIG_DEPTH} levels)",
-                self.path(src_key)
-            ));
-            None
-        } else {
-            Some(v.clone())
+        match super::check_depth(&self.path(src_key), v) {
+            Ok(()) => Some(v.clone()),
+            Err(issue) => {
+                self.issues.push(issue);
+                None
+            }
         }
     }
 
