@@ -9,7 +9,7 @@ use openclaw_mcp_native::config::{
 use serde_json::{Value, json};
 
 /// Extracts with an optional shape name, then validates (as `loadMcpConfig`
-/// will), returning the extracted `McpConfig` value.
+/// does), returning the extracted `McpConfig` value.
 fn load(shape: Option<&str>, input: &Value) -> Result<Value, String> {
     let options = ExtractOptions {
         agent: None,

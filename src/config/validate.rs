@@ -129,7 +129,7 @@ fn check_string_array(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<
 /// (an object with a `source` key: `{ source, provider, id }`), which becomes
 /// its canonical `secret://` string in the typed model (see
 /// [`crate::secrets::secret_ref_to_uri`]); the JSON `data` keeps the object as
-/// written. Any other object is `Expected string, received object`, as before.
+/// written. Any other object is `Expected string, received object`.
 fn check_value_map(path: &str, v: &Value, issues: &mut Issues) -> Option<Vec<(String, String)>> {
     let Value::Object(map) = v else {
         issues.expected(path, "object", v);

@@ -13,7 +13,7 @@
 //! | `command`, `args`, `cwd`, `url`, `enabled` | the same |
 //! | `env`, `headers` | the same; number and boolean values become strings |
 //! | `type` or `transport`: `stdio` \| `http` \| `streamable-http` \| `sse` | `transport` (both given and different: error) |
-//! | neither | `http` when `url` is given, else `stdio` |
+//! | neither | `http` when `url` is given without `command`, else `stdio` |
 //! | `disabled` (Cline, Roo, Windsurf) | `enabled: !disabled` |
 //! | `envFile` (VS Code) | warning, ignored |
 //! | anything else (`autoApprove`, `timeout`, `description`…) | warning, ignored (these tools ignore unknown keys) |

@@ -50,8 +50,8 @@ use super::validate::{deeper_than, excerpt, type_name};
 use common::{Conv, quoted_keys};
 
 /// The deepest nesting accepted in a value that extraction copies.
-/// A valid `McpConfig` is 3 levels deep (`servers` → server → `env`); the limit
-/// exists because copying (and dropping) a `serde_json::Value` is recursive, so
+/// A valid `McpConfig` is at most 4 levels deep (`servers` → server → `env` →
+/// a SecretRef object, or → `toolFilter` → `include`); the limit exists because copying (and dropping) a `serde_json::Value` is recursive, so
 /// a hand-built value nested 100 000 levels deep would overflow the stack.
 pub const MAX_CONFIG_DEPTH: usize = 32;
 
