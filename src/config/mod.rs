@@ -7,6 +7,7 @@ mod model;
 mod shapes;
 mod tool_filter;
 mod validate;
+mod values;
 
 pub use model::{
     DEFAULT_MAX_RESTARTS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS,

@@ -164,18 +164,10 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// A server with every default applied (stdio, no command): the crate's one
-    /// table of server defaults, parsed as if each entry were the input.
-    pub fn with_defaults(name: impl Into<String>) -> Self {
-        let mut s = Self::unset(name.into());
-        super::validate::apply_server_defaults(&mut s);
-        s
-    }
-
     /// Every field as if its key were absent and had no default. Not a server
-    /// anyone should use: [`ServerConfig::with_defaults`] overwrites the fields
-    /// that have a default.
-    fn unset(name: String) -> Self {
+    /// anyone should use: [`ServerConfig::with_defaults`] (in `validate.rs`, which
+    /// parses the defaults table) overwrites the fields that have a default.
+    pub(super) fn unset(name: String) -> Self {
         Self {
             name,
             enabled: false,

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::validate::{excerpt, type_name};
+use super::values::{excerpt, type_name};
 use crate::policy::ToolFilter;
 
 fn string_list(path: &str, v: &Value, issues: &mut Vec<String>) -> Vec<String> {

@@ -11,64 +11,12 @@
 
 use serde_json::{Map, Value};
 
+use super::values::{display_value, excerpt, type_name};
 use super::model::{
     DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind,
     ValidatedConfig, server_defaults,
 };
 
-/// Longest excerpt of a user value quoted in a message.
-const MAX_QUOTED_CHARS: usize = 80;
-
-/// The JavaScript-style type name used in `Expected X, received Y`.
-pub(crate) fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-/// Quotes a user-supplied string for a message, cut at [`MAX_QUOTED_CHARS`]
-/// characters so a pathological input cannot produce a pathological message.
-pub(crate) fn excerpt(s: &str) -> String {
-    match s.char_indices().nth(MAX_QUOTED_CHARS) {
-        None => s.to_owned(),
-        Some((cut, _)) => format!("{}…", &s[..cut]),
-    }
-}
-
-/// Renders a JSON value for a message the way a JS template literal roughly
-/// would: strings raw (shortened), scalars as JSON; containers are not
-/// serialised (they can be arbitrarily large or deep).
-pub(crate) fn display_value(v: &Value) -> String {
-    match v {
-        Value::String(s) => excerpt(s),
-        Value::Null | Value::Bool(_) | Value::Number(_) => v.to_string(),
-        Value::Array(_) => "[array]".to_owned(),
-        Value::Object(_) => "[object Object]".to_owned(),
-    }
-}
-
-/// Whether `v` nests containers deeper than `limit` levels. Iterative, so it is
-/// safe on any input.
-pub(crate) fn deeper_than(v: &Value, limit: usize) -> bool {
-    let mut stack: Vec<(&Value, usize)> = vec![(v, 0)];
-    while let Some((v, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match v {
-            Value::Array(a) => Box::new(a.iter()),
-            Value::Object(o) => Box::new(o.values()),
-            _ => continue,
-        };
-        if depth >= limit {
-            return true;
-        }
-        stack.extend(children.map(|c| (c, depth + 1)));
-    }
-    false
-}
 
 #[derive(Default)]
 struct Issues(Vec<String>);
@@ -279,9 +227,19 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
     true
 }
 
+impl ServerConfig {
+    /// A server with every default applied (stdio, no command): the crate's one
+    /// table of server defaults, parsed as if each entry were the input.
+    pub fn with_defaults(name: impl Into<String>) -> Self {
+        let mut s = Self::unset(name.into());
+        apply_server_defaults(&mut s);
+        s
+    }
+}
+
 /// Sets every field that has a default from [`server_defaults`], through
 /// [`set_key`] (for [`ServerConfig::with_defaults`]).
-pub(super) fn apply_server_defaults(s: &mut ServerConfig) {
+fn apply_server_defaults(s: &mut ServerConfig) {
     let mut issues = Issues::default();
     for d in server_defaults() {
         let known = set_key(s, d.key, &d.value, d.key, &mut issues);

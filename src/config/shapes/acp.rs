@@ -21,7 +21,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{Conv, ConvServer, Item, join};
-use crate::config::validate::{excerpt, type_name};
+use crate::config::values::{excerpt, type_name};
 
 /// `[{ name, value }]` → `{ name: value }` at our key `ours`.
 fn pairs(conv: &mut Conv, s: &mut ConvServer, ours: &str, v: &Value) {

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::validate::{excerpt, type_name};
+use crate::config::values::{excerpt, type_name};
 use crate::config::validate_mcp_config;
 
 /// `base.key`, or `key` when `base` is empty.

@@ -25,7 +25,7 @@
 use serde_json::Value;
 
 use super::common::{Conv, ConvServer, Item, quoted_keys};
-use crate::config::validate::{excerpt, type_name};
+use crate::config::values::{excerpt, type_name};
 
 fn transport_of(t: &str) -> Option<&'static str> {
     match t.to_lowercase().as_str() {

@@ -46,7 +46,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::validate::{deeper_than, excerpt, type_name};
+use super::values::{deeper_than, excerpt, type_name};
 use common::{Conv, quoted_keys};
 
 /// The deepest nesting accepted in a value that extraction copies.

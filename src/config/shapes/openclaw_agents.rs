@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::check_depth;
 use super::common::expected;
-use crate::config::validate::excerpt;
+use crate::config::values::excerpt;
 
 /// The `McpConfig` of an `openclaw.json` root, for the defaults (`agent: None`)
 /// or for one agent.

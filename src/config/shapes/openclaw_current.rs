@@ -28,7 +28,7 @@
 use serde_json::Value;
 
 use super::common::{Conv, ConvServer, Item, at, join};
-use crate::config::validate::{excerpt, type_name};
+use crate::config::values::{excerpt, type_name};
 
 const TRANSPORTS: &str = "expected 'stdio', 'sse' or 'streamable-http'";
 
