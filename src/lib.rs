@@ -11,6 +11,7 @@ pub mod bridge;
 pub mod config;
 pub mod error;
 pub mod host_env;
+pub mod http_client;
 pub mod js_text;
 pub mod log;
 pub mod manager;

@@ -13,6 +13,8 @@ use secrecy::SecretString;
 use secrecy::zeroize::Zeroizing;
 use serde::{Deserialize, Deserializer};
 
+use crate::http_client::{self, ClientOptions, Redirects, Roots};
+
 /// Where a provider reads its configuration variables (`AWS_*`, `VAULT_*`,
 /// `GOOGLE_*`, `HOME`, and the `${VAR}` substitutions of the resolver).
 ///
@@ -95,37 +97,36 @@ impl EnvSource {
 /// Largest response body any provider reads (1 MiB).
 pub(crate) const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// A TLS (rustls) HTTP client. `metadata`: for link-local metadata services:
-/// no proxy, short connect timeout.
+/// The providers' HTTP client: no redirects followed, the crate's user agent, a request
+/// timeout. `metadata`: for link-local metadata services: no proxy, short timeouts. `roots`:
+/// trust only these certificates (`VAULT_CACERT`).
 pub(crate) fn http_client(
     metadata: bool,
     roots: Option<Vec<reqwest::Certificate>>,
 ) -> Result<reqwest::Client, String> {
-    let mut b = reqwest::Client::builder()
-        .connect_timeout(if metadata {
+    http_client::build(ClientOptions {
+        connect_timeout: if metadata {
             Duration::from_secs(1)
         } else {
             Duration::from_secs(10)
-        })
-        .timeout(if metadata {
+        },
+        request_timeout: Some(if metadata {
             Duration::from_secs(3)
         } else {
             Duration::from_secs(60)
-        })
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("openclaw-mcp-native/", env!("CARGO_PKG_VERSION")));
-    if metadata {
-        b = b.no_proxy();
-    }
-    if let Some(certs) = roots {
-        b = b.tls_certs_only(certs);
-    }
-    b.build()
-        .map_err(|e| format!("cannot build an HTTP client: {}", without_url(&e)))
+        }),
+        pool_idle_timeout: None,
+        redirects: Redirects::Never,
+        use_proxy: !metadata,
+        user_agent: Some(concat!("openclaw-mcp-native/", env!("CARGO_PKG_VERSION"))),
+        roots: roots.map_or(Roots::Platform, Roots::Only),
+    })
+    .map_err(|e| format!("cannot build an HTTP client: {}", without_url(&e)))
 }
 
-/// A `reqwest::Error` described without its URL (a URL may carry a query the
-/// caller did not mean to print) and without any body.
+/// A `reqwest::Error` as the providers report it: what kind of failure, and its innermost
+/// cause (bounded); never its URL (a URL may carry a query the caller did not mean to print)
+/// nor any body.
 pub(crate) fn without_url(e: &reqwest::Error) -> String {
     let kind = if e.is_timeout() {
         "timed out"
@@ -140,16 +141,9 @@ pub(crate) fn without_url(e: &reqwest::Error) -> String {
     } else {
         "HTTP error"
     };
-    // The innermost source is usually the useful part ("Connection refused").
-    let mut cause: Option<String> = None;
-    let mut src = std::error::Error::source(e);
-    while let Some(s) = src {
-        cause = Some(s.to_string());
-        src = s.source();
-    }
-    match cause {
-        Some(c) if !c.is_empty() => format!("{kind} ({})", truncate_chars(&c, 160)),
-        _ => kind.to_owned(),
+    match http_client::innermost_cause(e) {
+        Some(c) => format!("{kind} ({})", truncate_chars(&c, 160)),
+        None => kind.to_owned(),
     }
 }
 

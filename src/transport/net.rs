@@ -1,6 +1,7 @@
 //! HTTP plumbing shared by the Streamable HTTP client and the legacy SSE transport: the target
-//! URL and how it is shown, the reqwest client (TLS roots, redirects, connect timeout), the
-//! server's own headers, bounded body reads and plain-language error descriptions.
+//! URL and how it is shown, the server's [client](crate::http_client) (its `caFile`, the
+//! redirects it follows, its connect timeout), the server's own headers, bounded body reads and
+//! plain-language error descriptions.
 //!
 //! Nothing here formats a header value or a query string into a message.
 
@@ -9,8 +10,10 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use reqwest::{StatusCode, Url};
+use reqwest::Url;
 use secrecy::{ExposeSecret, SecretString};
+
+use crate::http_client::{self, ClientOptions, Redirects, Roots, error_chain};
 
 /// Most bytes of an error response body that are read (to find a JSON-RPC error in it).
 pub const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -93,75 +96,42 @@ pub fn build_client(
     ca_file: Option<&str>,
     connect_timeout: Duration,
 ) -> Result<reqwest::Client, String> {
-    let mut builder = reqwest::Client::builder()
-        .connect_timeout(connect_timeout)
+    let roots = match ca_file {
+        None => Roots::Platform,
+        Some(path) => {
+            let pem =
+                std::fs::read(path).map_err(|e| format!("cannot read caFile '{path}': {e}"))?;
+            let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                format!(
+                    "caFile '{path}' is not a PEM certificate bundle: {}",
+                    error_chain(&e)
+                )
+            })?;
+            if certs.is_empty() {
+                return Err(format!("caFile '{path}' holds no PEM certificate"));
+            }
+            Roots::PlatformAnd(certs)
+        }
+    };
+    http_client::build(ClientOptions {
+        connect_timeout,
+        // A stream stays open as long as the server keeps it.
+        request_timeout: None,
         // Keep connections short-lived: a pooled connection to a restarted server is a
         // stale one.
-        .pool_idle_timeout(Duration::from_secs(30))
-        .redirect(reqwest::redirect::Policy::custom(|attempt| {
-            let same_origin = attempt
-                .previous()
-                .first()
-                .is_some_and(|first| first.origin() == attempt.url().origin());
-            let keeps_body = matches!(
-                attempt.status(),
-                StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
-            );
-            if same_origin && keeps_body && attempt.previous().len() <= 10 {
-                attempt.follow()
-            } else {
-                attempt.stop()
-            }
-        }));
-    if let Some(path) = ca_file {
-        let pem = std::fs::read(path).map_err(|e| format!("cannot read caFile '{path}': {e}"))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-            format!(
-                "caFile '{path}' is not a PEM certificate bundle: {}",
-                chain(&e)
-            )
-        })?;
-        if certs.is_empty() {
-            return Err(format!("caFile '{path}' holds no PEM certificate"));
-        }
-        builder = builder.tls_certs_merge(certs);
-    }
-    builder
-        .build()
-        .map_err(|e| format!("cannot set up the HTTP client: {}", chain(&e)))
-}
-
-/// An error's message followed by its causes, deduplicated, with reqwest's own URL-bearing
-/// top line left out.
-pub fn chain(error: &(dyn StdError + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut current: Option<&(dyn StdError + 'static)> = Some(error);
-    while let Some(e) = current {
-        let text = if let Some(re) = e.downcast_ref::<reqwest::Error>() {
-            // reqwest's Display names the full URL (query included); say what kind it is.
-            if re.is_builder() {
-                "invalid request".to_owned()
-            } else {
-                String::new()
-            }
-        } else {
-            e.to_string()
-        };
-        let text = text.trim().to_owned();
-        // hyper's wrapper adds nothing a reader needs.
-        let noise = text.starts_with("client error (");
-        if !noise && !text.is_empty() && !parts.iter().any(|p| p.contains(&text)) {
-            parts.push(text);
-        }
-        current = e.source();
-    }
-    parts.join(": ")
+        pool_idle_timeout: Some(Duration::from_secs(30)),
+        redirects: Redirects::SameOrigin307And308,
+        use_proxy: true,
+        user_agent: None,
+        roots,
+    })
+    .map_err(|e| format!("cannot set up the HTTP client: {}", error_chain(&e)))
 }
 
 /// Why a request could not be made, in words, naming the URL: connection refused, DNS
 /// failure, TLS failure, timeout, a connection dropped while reading.
 pub fn describe(error: &reqwest::Error, target: &Target) -> String {
-    let cause = chain(error);
+    let cause = error_chain(error);
     let lower = cause.to_ascii_lowercase();
     let (lead, what) = if error.is_timeout() {
         ("cannot connect to", "timed out")
