@@ -12,7 +12,7 @@ mod fold;
 mod foldre;
 mod jsre;
 mod markers;
-mod sink;
+mod pieces;
 mod tokens;
 
 pub use detect::detect_suspicious_patterns;

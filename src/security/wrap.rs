@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::fold::FoldTable;
 use super::markers::marker_pieces;
-use super::sink::CowSink;
+use super::pieces::CowJoiner;
 use super::tokens::token_pieces;
 
 /// Which OpenClaw envelope to produce.
@@ -93,9 +93,9 @@ pub(crate) fn source_label(source: &str, mcp_server_label: bool) -> &'static str
 /// id format = fold + marker neutralisation + special-token scrubbing;
 /// legacy = (smaller) fold + marker neutralisation. Borrowed when unchanged.
 pub fn sanitize_content(text: &str, format: WrapFormat) -> Cow<'_, str> {
-    let mut sink = CowSink::new(text.len() + 64);
-    sanitize_pieces(text, format, &mut |p| sink.push(p));
-    sink.finish()
+    let mut joiner = CowJoiner::new(text.len() + 64);
+    sanitize_pieces(text, format, &mut |p| joiner.push(p));
+    joiner.finish()
 }
 
 /// [`sanitize_content`] as a stream of pieces. Special tokens are scrubbed

@@ -1,19 +1,20 @@
 //! Sanitisers emit their output as a sequence of pieces (slices of the input
 //! or static replacement strings) so that the wrapper can write straight into
-//! its output buffer without intermediate copies.
+//! its output buffer without intermediate copies. Where one string is wanted
+//! ([`sanitize_content`](super::sanitize_content)), [`CowJoiner`] joins them.
 
 use std::borrow::Cow;
 
-/// Collects pieces into a `Cow`: borrowed while at most one piece arrived.
-pub(crate) struct CowSink<'a> {
+/// Joins pieces into a `Cow`: borrowed while at most one piece arrived.
+pub(crate) struct CowJoiner<'a> {
     first: Option<&'a str>,
     out: Option<String>,
     capacity: usize,
 }
 
-impl<'a> CowSink<'a> {
+impl<'a> CowJoiner<'a> {
     pub(crate) fn new(capacity: usize) -> Self {
-        CowSink {
+        CowJoiner {
             first: None,
             out: None,
             capacity,
@@ -52,14 +53,14 @@ mod tests {
     #[test]
     fn borrows_single_piece() {
         let text = "abc";
-        let mut s = CowSink::new(3);
+        let mut s = CowJoiner::new(3);
         s.push(text);
         assert!(matches!(s.finish(), Cow::Borrowed("abc")));
-        let mut s = CowSink::new(3);
+        let mut s = CowJoiner::new(3);
         s.push("");
         s.push("a");
         s.push("b");
         assert!(matches!(s.finish(), Cow::Owned(ref o) if o == "ab"));
-        assert_eq!(CowSink::new(0).finish(), "");
+        assert_eq!(CowJoiner::new(0).finish(), "");
     }
 }
