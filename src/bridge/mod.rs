@@ -5,7 +5,7 @@
 //! Checked byte for byte against `tests/fixtures/vectors/schema-conversion.pr21530.json`
 //! and `tool-bridge.pr21530.json` by `tests/bridge_vectors.rs`.
 
-mod js;
+mod js_semantics;
 pub mod naming;
 pub mod schema;
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::js::{JsEntries, clone_js, truthy, type_of};
+use super::js_semantics::{JsEntries, clone_js, truthy, type_of};
 
 /// Deepest schema node that is converted. The root object is level 0; every
 /// step through `properties` or `items` adds one level. A node at a deeper level
