@@ -23,8 +23,9 @@ use super::{
 pub type SecretFuture<'a> =
     Pin<Box<dyn Future<Output = Result<SecretString, SecretError>> + Send + 'a>>;
 
-/// One secret backend (`env`, `file`, later `gcp`, `aws`, `vault`, or a test
-/// double). Implement `resolve` as `Box::pin(async move { … })`.
+/// One secret backend: a built-in one (`env`, `file`, `exec`, `aws`, `gcp`,
+/// `vault`), an embedder's own, or a test double. Implement `resolve` as
+/// `Box::pin(async move { … })`.
 ///
 /// Contract for implementors: never put a resolved value into an error, a log
 /// line or a `Debug` output; name the reference instead.
