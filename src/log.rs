@@ -102,24 +102,3 @@ impl Log {
         self.emit(Level::Error, message)
     }
 }
-
-/// A sink that keeps every line, for tests and for the command-line entry's `--verbose`.
-#[derive(Default)]
-pub struct MemorySink {
-    lines: std::sync::Mutex<Vec<(Level, String)>>,
-}
-
-impl MemorySink {
-    pub fn lines(&self) -> Vec<(Level, String)> {
-        self.lines.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-}
-
-impl LogSink for MemorySink {
-    fn log(&self, level: Level, message: &str) {
-        self.lines
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push((level, message.to_owned()));
-    }
-}

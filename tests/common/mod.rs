@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use openclaw_mcp_native::config::{McpConfig, ServerConfig};
-use openclaw_mcp_native::log::{Level, Log, MemorySink};
+use openclaw_mcp_native::log::{Level, Log, LogSink};
 use openclaw_mcp_native::manager::{Manager, ManagerOptions};
 use openclaw_mcp_native::secrets::{Redactor, SecretResolver};
 
@@ -43,6 +43,27 @@ pub fn fault_server(name: &str, flags: &[&str]) -> ServerConfig {
     .chain(flags.iter().map(|f| f.to_string()))
     .collect();
     s
+}
+
+/// A log sink that keeps every line, for the assertions on what was logged.
+#[derive(Default)]
+pub struct MemorySink {
+    lines: std::sync::Mutex<Vec<(Level, String)>>,
+}
+
+impl MemorySink {
+    pub fn lines(&self) -> Vec<(Level, String)> {
+        self.lines.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl LogSink for MemorySink {
+    fn log(&self, level: Level, message: &str) {
+        self.lines
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((level, message.to_owned()));
+    }
 }
 
 pub struct Harness {
