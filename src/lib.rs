@@ -1,11 +1,11 @@
 //! `@openclaw/mcp-native`: connects an agent gateway to MCP servers and hands it their tools,
 //! with every result wrapped as untrusted content.
 //!
-//! Everything here but [`napi`] is plain Rust (`cargo test --no-default-features` runs it
-//! without Node). Data flows one way: [`config`] → [`manager`] → one [`supervisor`] per server →
-//! [`transport`] → rmcp; a tool call comes back through [`bridge`] (result text),
-//! [`secrets::redact`] (no secret reaches the model) and [`security`] (the untrusted-content
-//! wrapper).
+//! Everything here but `napi` (the binding) is plain Rust (`cargo test --no-default-features`
+//! runs it without Node). Data flows one way: [`config`] → [`manager`] → one [`supervisor`] per
+//! server → its [`session`] → [`transport`] → rmcp; a tool call comes back through [`bridge`]
+//! (result text), the [redactor](secrets::Redactor) (no secret reaches the model) and
+//! [`security`] (the untrusted-content wrapper).
 
 pub mod bridge;
 pub mod config;

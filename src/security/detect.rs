@@ -2,7 +2,7 @@
 //! match. The result only feeds a log line; it never blocks.
 //!
 //! The JS sources (returned verbatim) are translated to the `regex` crate by
-//! [`super::jsre`], which reproduces the non-Unicode JS dialect. One regex
+//! `jsre`, which reproduces the non-Unicode JS dialect. One regex
 //! per pattern beats a `RegexSet` here (the set's lazy DFA cannot use the
 //! per-pattern literal prefilters). Only
 //! "matches anywhere" is evaluated, which is all the JS function asks

@@ -9,8 +9,8 @@ use std::error::Error as StdError;
 use std::time::Duration;
 
 use futures::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::Url;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::http_client::{self, ClientOptions, Redirects, Roots, error_chain};
@@ -35,7 +35,7 @@ const RESERVED: &[&str] = &[
 #[derive(Clone, Debug)]
 pub struct Target {
     pub url: Url,
-    /// scheme://host[:port]/path: no user info, query or fragment (they may carry secrets).
+    /// `scheme://host[:port]/path`: no user info, query or fragment (they may carry secrets).
     pub shown: String,
 }
 
