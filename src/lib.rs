@@ -4,8 +4,8 @@
 //! Everything here but `napi` (the binding) is plain Rust (`cargo test --no-default-features`
 //! runs it without Node). Data flows one way: [`config`] → [`manager`] → one [`supervisor`] per
 //! server → its [`session`] → [`transport`] → rmcp; a tool call comes back through [`bridge`]
-//! (result text), the [redactor](secrets::Redactor) (no secret reaches the model) and
-//! [`security`] (the untrusted-content wrapper).
+//! (result text), the [redactor](secrets::Redactor) (no secret reaches the model),
+//! [`security`] (the untrusted-content wrapper) and [`tool_result`] (the contract's shapes).
 
 pub mod bridge;
 pub mod config;

@@ -144,7 +144,11 @@ impl Manager {
                     start_env: env.clone(),
                     shutdown: self.shutdown.clone(),
                 };
-                tasks.push(tokio::spawn(supervisor::supervise(server.clone(), context, tx)));
+                tasks.push(tokio::spawn(supervisor::supervise(
+                    server.clone(),
+                    context,
+                    tx,
+                )));
                 waits.push(rx);
             }
         }
@@ -302,8 +306,11 @@ impl Manager {
     /// What `onUpdate` gets for one progress notification of a call to `server`'s `tool`: the
     /// server's text redacted, checked and wrapped like any result.
     pub fn progress_update(&self, server: &str, tool: &str, progress: &Progress) -> ProgressUpdate {
-        let text =
-            ProgressUpdate::raw_text(progress.progress, progress.total, progress.message.as_deref());
+        let text = ProgressUpdate::raw_text(
+            progress.progress,
+            progress.total,
+            progress.message.as_deref(),
+        );
         ProgressUpdate {
             text: self.wrap_untrusted(server, tool, &text),
             progress: progress.progress,

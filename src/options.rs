@@ -67,15 +67,12 @@ impl ManagerOptions {
             out.wrap_format = parse_wrap_format("wrapFormat", Some(format))?;
         }
         if let Some(scheme) = get("toolNames") {
-            out.name_scheme = scheme
-                .as_str()
-                .and_then(NameScheme::parse)
-                .ok_or_else(|| {
-                    format!(
-                        "Invalid toolNames '{}': expected 'compat' or 'openclaw'",
-                        shown(scheme)
-                    )
-                })?;
+            out.name_scheme = scheme.as_str().and_then(NameScheme::parse).ok_or_else(|| {
+                format!(
+                    "Invalid toolNames '{}': expected 'compat' or 'openclaw'",
+                    shown(scheme)
+                )
+            })?;
         }
         let allow = string_list("allow", get("allow"))?;
         let deny = string_list("deny", get("deny"))?;

@@ -139,7 +139,10 @@ mod tests {
 
     #[test]
     fn progress_text() {
-        assert_eq!(ProgressUpdate::raw_text(1.0, Some(4.0), None), "progress 1/4");
+        assert_eq!(
+            ProgressUpdate::raw_text(1.0, Some(4.0), None),
+            "progress 1/4"
+        );
         assert_eq!(ProgressUpdate::raw_text(0.5, None, None), "progress 0.5");
         assert_eq!(ProgressUpdate::raw_text(1.0, None, Some("m")), "m");
         let update = ProgressUpdate {

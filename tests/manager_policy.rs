@@ -7,8 +7,8 @@ use common::*;
 use openclaw_mcp_native::bridge::NameScheme;
 use openclaw_mcp_native::log::Level;
 use openclaw_mcp_native::manager::ManagerOptions;
-use openclaw_mcp_native::tool_result::{ExternalContent, ToolCallResult};
 use openclaw_mcp_native::policy::{ToolFilter, ToolPolicy};
+use openclaw_mcp_native::tool_result::{ExternalContent, ToolCallResult};
 use tokio_util::sync::CancellationToken;
 
 fn names(h: &Harness) -> Vec<String> {
@@ -62,7 +62,10 @@ async fn tool_filter_hides_and_refuses() {
     assert_eq!(h.manager.status()[0].tool_count, offered.len());
     // Refused at call time too, without reaching the server.
     match call(&h, 0, "hang", "mcp_f_hang").await {
-        ToolCallResult { text, external: None } => assert_eq!(
+        ToolCallResult {
+            text,
+            external: None,
+        } => assert_eq!(
             text,
             "MCP tool error (f/hang): tool 'hang' is excluded by servers.f.toolFilter"
         ),
@@ -70,7 +73,10 @@ async fn tool_filter_hides_and_refuses() {
     }
     assert!(matches!(
         call(&h, 0, "echo", "mcp_f_echo").await,
-        ToolCallResult { external: Some(_), .. }
+        ToolCallResult {
+            external: Some(_),
+            ..
+        }
     ));
     h.manager.shutdown().await;
 }
@@ -92,7 +98,10 @@ async fn allow_and_deny_apply_to_agent_names_at_listing_and_call_time() {
         "{offered:?}"
     );
     match call(&h, 0, "fail", "mcp_f_fail").await {
-        ToolCallResult { text, external: None } => assert_eq!(
+        ToolCallResult {
+            text,
+            external: None,
+        } => assert_eq!(
             text,
             "MCP tool error (f/fail): tool 'mcp_f_fail' is not allowed by the tool policy (allow/deny)"
         ),
@@ -146,7 +155,10 @@ async fn colliding_names_across_servers_are_made_unique_and_logged() {
     );
     // Each name routes to its own server.
     match call(&h, second_echo.server_index, "echo", &second_echo.name).await {
-        ToolCallResult { external: Some(ExternalContent { server, .. }), .. } => assert_eq!(server, "second"),
+        ToolCallResult {
+            external: Some(ExternalContent { server, .. }),
+            ..
+        } => assert_eq!(server, "second"),
         other => panic!("{other:?}"),
     }
     // Stable: asking again gives the same names and logs nothing new.

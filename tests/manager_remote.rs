@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use common::*;
 use openclaw_mcp_native::log::Level;
 use openclaw_mcp_native::manager::ManagerOptions;
-use openclaw_mcp_native::tool_result::ToolCallResult;
 use openclaw_mcp_native::status::Status;
+use openclaw_mcp_native::tool_result::ToolCallResult;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -35,14 +35,20 @@ async fn call(h: &Harness, tool: &str, arguments: serde_json::Value) -> ToolCall
 
 fn ok_text(outcome: ToolCallResult) -> String {
     match outcome {
-        ToolCallResult { text, external: Some(_) } => text,
+        ToolCallResult {
+            text,
+            external: Some(_),
+        } => text,
         other => panic!("expected a result, got {other:?}"),
     }
 }
 
 fn err_text(outcome: ToolCallResult) -> String {
     match outcome {
-        ToolCallResult { text, external: None } => text,
+        ToolCallResult {
+            text,
+            external: None,
+        } => text,
         other => panic!("expected an error, got {other:?}"),
     }
 }

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use openclaw_mcp_native::log::Level;
-use openclaw_mcp_native::tool_result::{ExternalContent, ToolCallResult};
 use openclaw_mcp_native::status::Status;
+use openclaw_mcp_native::tool_result::{ExternalContent, ToolCallResult};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -46,7 +46,10 @@ async fn example_server_starts_lists_and_calls() {
         )
         .await;
     match outcome {
-        ToolCallResult { text, external: Some(ExternalContent { server, tool }) } => {
+        ToolCallResult {
+            text,
+            external: Some(ExternalContent { server, tool }),
+        } => {
             assert_eq!((server.as_str(), tool.as_str()), ("example", "echo"));
             assert!(text.contains("Source: MCP Server\nFrom: example\n---\nhi there\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\""), "{text}");
         }
@@ -125,7 +128,10 @@ async fn tool_timeout_and_abort_cancel_the_request() {
         .await;
     let took = started.elapsed();
     match outcome {
-        ToolCallResult { text, external: None } => assert_eq!(
+        ToolCallResult {
+            text,
+            external: None,
+        } => assert_eq!(
             text,
             "MCP tool error (f/hang): MCP error -32001: Request timed out"
         ),
@@ -150,7 +156,10 @@ async fn tool_timeout_and_abort_cancel_the_request() {
         started.elapsed()
     );
     match outcome {
-        ToolCallResult { text, external: None } => assert!(text.contains("aborted"), "{text}"),
+        ToolCallResult {
+            text,
+            external: None,
+        } => assert!(text.contains("aborted"), "{text}"),
         other => panic!("{other:?}"),
     }
     // Both requests were cancelled at the server: wait (bounded) for the log to show them.
@@ -229,7 +238,16 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
             None,
         )
         .await;
-    assert!(matches!(first, ToolCallResult { external: Some(_), .. }), "{first:?}");
+    assert!(
+        matches!(
+            first,
+            ToolCallResult {
+                external: Some(_),
+                ..
+            }
+        ),
+        "{first:?}"
+    );
     // The server exits right after answering; wait for the restart notice, then for ready.
     let mut rx_deadline = Instant::now() + Duration::from_secs(5);
     while !h.logged(
@@ -253,7 +271,10 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         )
         .await
     {
-        ToolCallResult { text, external: None } => assert!(
+        ToolCallResult {
+            text,
+            external: None,
+        } => assert!(
             text.starts_with("MCP tool error (c/echo): MCP server 'c' is not ready (status: "),
             "{text}"
         ),
@@ -286,6 +307,15 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
             None,
         )
         .await;
-    assert!(matches!(again, ToolCallResult { external: Some(_), .. }), "{again:?}");
+    assert!(
+        matches!(
+            again,
+            ToolCallResult {
+                external: Some(_),
+                ..
+            }
+        ),
+        "{again:?}"
+    );
     h.manager.shutdown().await;
 }

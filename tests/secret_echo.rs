@@ -12,9 +12,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use common::*;
 use openclaw_mcp_native::config::ServerConfig;
-use openclaw_mcp_native::tool_result::ToolCallResult;
 use openclaw_mcp_native::secrets::{EnvSource, REDACTED, SecretResolver};
 use openclaw_mcp_native::status::Status;
+use openclaw_mcp_native::tool_result::ToolCallResult;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -127,8 +127,14 @@ async fn call(h: &Harness, index: usize, tool: &str, name: &str) -> String {
         )
         .await
     {
-        ToolCallResult { text, external: Some(_) } => text,
-        ToolCallResult { text, external: None } => panic!("{tool}({name}) failed: {text}\n{}", h.dump()),
+        ToolCallResult {
+            text,
+            external: Some(_),
+        } => text,
+        ToolCallResult {
+            text,
+            external: None,
+        } => panic!("{tool}({name}) failed: {text}\n{}", h.dump()),
     }
 }
 

@@ -74,7 +74,11 @@ fn count_members(pgid: i32) -> usize {
                 .and_then(|stat| {
                     let (_, rest) = stat.rsplit_once(')')?;
                     let fields: Vec<&str> = rest.split_whitespace().collect();
-                    Some(fields.len() > 2 && fields[2].parse::<i32>() == Ok(pgid) && fields[0] != "Z")
+                    Some(
+                        fields.len() > 2
+                            && fields[2].parse::<i32>() == Ok(pgid)
+                            && fields[0] != "Z",
+                    )
                 })
                 .unwrap_or(false)
         })

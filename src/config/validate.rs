@@ -11,12 +11,11 @@
 
 use serde_json::{Map, Value};
 
-use super::values::{display_value, excerpt, type_name};
 use super::model::{
     DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind,
     ValidatedConfig, server_defaults,
 };
-
+use super::values::{display_value, excerpt, type_name};
 
 #[derive(Default)]
 struct Issues(Vec<String>);

@@ -52,7 +52,10 @@ pub struct JsEnvironment {
 impl JsEnvironment {
     pub fn new(read: &Function<(), String>) -> Result<Self> {
         Ok(Self {
-            read: read.build_threadsafe_function::<()>().weak::<true>().build()?,
+            read: read
+                .build_threadsafe_function::<()>()
+                .weak::<true>()
+                .build()?,
             last: Mutex::new(EnvSource::Process),
         })
     }

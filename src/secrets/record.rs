@@ -70,10 +70,8 @@ mod tests {
 
     #[tokio::test]
     async fn order_is_the_records() {
-        let resolver = SecretResolver::with_default_providers_in(EnvSource::fixed([
-            ("A", "1"),
-            ("B", "2"),
-        ]));
+        let resolver =
+            SecretResolver::with_default_providers_in(EnvSource::fixed([("A", "1"), ("B", "2")]));
         let record = json!({"z": "secret://env/B", "a": "plain", "m": "secret://env/A", "b": "x"});
         let out = resolve_record(&resolver, &record).await.unwrap();
         let keys: Vec<_> = out.as_object().unwrap().keys().cloned().collect();
@@ -84,14 +82,22 @@ mod tests {
 
     #[tokio::test]
     async fn bad_input_is_a_clear_error() {
-        let resolver = SecretResolver::with_default_providers_in(EnvSource::fixed::<[(&str, &str); 0], _, _>([]));
-        assert_eq!(resolve_record(&resolver, &Value::Null).await.unwrap(), json!({}));
+        let resolver =
+            SecretResolver::with_default_providers_in(EnvSource::fixed::<[(&str, &str); 0], _, _>(
+                [],
+            ));
+        assert_eq!(
+            resolve_record(&resolver, &Value::Null).await.unwrap(),
+            json!({})
+        );
         assert_eq!(
             resolve_record(&resolver, &json!(42)).await.unwrap_err(),
             "resolveSecrets: expected an object of strings, got a number"
         );
         assert_eq!(
-            resolve_record(&resolver, &json!({"k": 1})).await.unwrap_err(),
+            resolve_record(&resolver, &json!({"k": 1}))
+                .await
+                .unwrap_err(),
             "resolveSecrets: the value of 'k' is a number, not a string"
         );
         assert_eq!(

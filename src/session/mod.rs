@@ -67,13 +67,12 @@ impl Session {
         T: Transport<RoleClient> + Send + 'static,
     {
         let transport = ProgressTap::new(EndOnLoss::new(transport, setup.lost), setup.progress);
-        let running = match tokio::time::timeout_at(setup.deadline, setup.handler.serve(transport))
-            .await
-        {
-            Ok(Ok(running)) => running,
-            Ok(Err(error)) => return Err(InitFailure::Failed(error.to_string())),
-            Err(_) => return Err(InitFailure::TimedOut),
-        };
+        let running =
+            match tokio::time::timeout_at(setup.deadline, setup.handler.serve(transport)).await {
+                Ok(Ok(running)) => running,
+                Ok(Err(error)) => return Err(InitFailure::Failed(error.to_string())),
+                Err(_) => return Err(InitFailure::TimedOut),
+            };
         let peer = running.peer().clone();
         peer.set_response_cache_config(ClientCacheConfig::disabled())
             .await;

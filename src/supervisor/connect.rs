@@ -39,7 +39,10 @@ pub(super) struct Attempt<'a> {
     pub tools_changed: Arc<Notify>,
 }
 
-pub(super) async fn connect(server: &Server, attempt: Attempt<'_>) -> Result<Connected, ConnectError> {
+pub(super) async fn connect(
+    server: &Server,
+    attempt: Attempt<'_>,
+) -> Result<Connected, ConnectError> {
     let config = &server.config;
     // Resolution reads the same environment the server will inherit.
     let resolver = attempt.resolver.for_env(attempt.env.clone());
@@ -61,8 +64,14 @@ pub(super) async fn connect(server: &Server, attempt: Attempt<'_>) -> Result<Con
                 EnvSource::Fixed(vars) => Some(vars.clone()),
                 EnvSource::Process => None,
             };
-            let session = connect_stdio(server, inherit.as_deref(), &secrets.env, setup, attempt.shutdown)
-                .await?;
+            let session = connect_stdio(
+                server,
+                inherit.as_deref(),
+                &secrets.env,
+                setup,
+                attempt.shutdown,
+            )
+            .await?;
             (session, "stdio")
         }
         TransportKind::Http | TransportKind::Sse => {
@@ -214,8 +223,8 @@ async fn connect_remote(
     let connect_timeout = Duration::from_millis(config.timeout_ms);
     let target = Target::parse(url).map_err(ConnectError::Http)?;
     let headers = net::user_headers(headers).map_err(ConnectError::Http)?;
-    let client =
-        net::build_client(config.ca_file.as_deref(), connect_timeout).map_err(ConnectError::Http)?;
+    let client = net::build_client(config.ca_file.as_deref(), connect_timeout)
+        .map_err(ConnectError::Http)?;
     if config.transport == TransportKind::Sse {
         let session = connect_sse(server, &target, client, headers, setup).await?;
         return Ok((session, "sse"));
@@ -281,7 +290,11 @@ async fn connect_remote(
     ));
     let session = connect_sse(server, &target, client, headers, fallback)
         .await
-        .map_err(|e| ConnectError::Http(format!("{message}; the legacy SSE fallback failed too: {e}")))?;
+        .map_err(|e| {
+            ConnectError::Http(format!(
+                "{message}; the legacy SSE fallback failed too: {e}"
+            ))
+        })?;
     Ok((session, "sse"))
 }
 

@@ -24,10 +24,10 @@ use rmcp::model::{
 };
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::{
-    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
 };
 use rmcp::transport::streamable_http_client::{
-    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+    StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
 use tokio_util::sync::CancellationToken;
 

@@ -65,9 +65,9 @@ mod imp {
         }
         // A host started with fds 0-2 closed gets the pipe there, where the guard's /dev/null
         // would overwrite its end and anything printing to stdout would write records.
-        let (Some(read_fd), Some(write_fd)) =
-            (unsafe { above_stdio(fds[0]) }, unsafe { above_stdio(fds[1]) })
-        else {
+        let (Some(read_fd), Some(write_fd)) = (unsafe { above_stdio(fds[0]) }, unsafe {
+            above_stdio(fds[1])
+        }) else {
             tracing::warn!("orphan guard: fcntl failed; servers may outlive a crashed host");
             return None;
         };

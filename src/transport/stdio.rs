@@ -81,10 +81,7 @@ pub struct ServerProcess {
 pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, ChildStdout, ChildStdin>;
 
 /// Spawns the server and returns the process and the JSON-RPC transport over its stdio.
-pub fn spawn(
-    spec: &SpawnSpec<'_>,
-    log: &Log,
-) -> std::io::Result<(ServerProcess, StdioTransport)> {
+pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess, StdioTransport)> {
     let mut command = tokio::process::Command::new(spec.command);
     command
         .args(spec.args)

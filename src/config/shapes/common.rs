@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::config::values::{excerpt, type_name};
 use crate::config::validate_mcp_config;
+use crate::config::values::{excerpt, type_name};
 
 /// `base.key`, or `key` when `base` is empty.
 pub(super) fn join(base: &str, key: &str) -> String {
