@@ -1,28 +1,24 @@
-//! A stdio server process is an owned guard: dropped without `terminate()` (a connect
-//! abandoned half-way, a panic, a runtime going away), its whole process group still dies.
+//! A stdio server's process tree never outlives what owns it:
+//! - the process is an owned guard: dropped without `terminate()` (a connect abandoned
+//!   half-way, a panic, a runtime going away), its whole process group still dies;
+//! - the orphan guard holds when the host runs with fds 0-2 closed: its pipe must not land
+//!   where the guard's own /dev/null (or anything printing to stdout) would overwrite it. That
+//!   test re-runs this test binary as the host, which closes fds 0-2, starts a real server
+//!   (`sh -c 'sleep 60 & exec sleep 60'`) through the stdio transport, is SIGKILLed, and the
+//!   server's whole process group must die.
 
 #![cfg(target_os = "linux")]
 
 use std::time::{Duration, Instant};
 
 use openclaw_mcp_native::log::Log;
+use openclaw_mcp_native::transport::orphan_guard;
 use openclaw_mcp_native::transport::stdio::{self, ServerProcess, SpawnSpec};
+use std::process::{Command, Stdio};
 
 /// Whether any live (non-zombie) process is in group `pgid`.
 fn group_alive(pgid: i32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries.flatten().any(|entry| {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            return false;
-        };
-        let Some((_, rest)) = stat.rsplit_once(')') else {
-            return false;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        fields.len() > 2 && fields[2].parse::<i32>() == Ok(pgid) && fields[0] != "Z"
-    })
+    count_members(pgid) > 0
 }
 
 /// Polls (no signal exists for a non-child's death), bounded.
@@ -38,9 +34,9 @@ fn dies_within(pgid: i32, limit: Duration) -> bool {
     true
 }
 
-/// A server whose grandchild ignores SIGTERM would outlive a leader-only kill; this one's
-/// grandchild is a plain `sleep`, so only a group signal reaches it.
-fn spawn_tree() -> (ServerProcess, i32) {
+/// `sh -c 'sleep 60 & exec sleep 60'`: the `sleep` grandchild outlives a leader-only kill; only
+/// a group signal reaches it. Must run on a tokio runtime.
+fn spawn_tree_process() -> ServerProcess {
     let args = ["-c".to_owned(), "sleep 60 & exec sleep 60".to_owned()];
     let spec = SpawnSpec {
         server: "tree",
@@ -52,8 +48,13 @@ fn spawn_tree() -> (ServerProcess, i32) {
         max_message_bytes: 1 << 20,
         grace: Duration::from_millis(500),
     };
-    let (process, transport) = stdio::spawn(&spec, &Log::null()).expect("spawn");
-    drop(transport);
+    // The transport (the server's stdin and stdout) closes here; `sleep` never reads it.
+    stdio::spawn(&spec, &Log::null()).expect("spawn").0
+}
+
+/// [`spawn_tree_process`] once both members are up.
+fn spawn_tree() -> (ServerProcess, i32) {
+    let process = spawn_tree_process();
     let pgid = process.pgid().expect("pgid");
     // Both members are up before the test drops anything.
     let start = Instant::now();
@@ -116,4 +117,83 @@ async fn terminate_takes_the_whole_group_down() {
     let (process, pgid) = spawn_tree();
     process.terminate(Duration::from_millis(300)).await;
     assert!(!group_alive(pgid), "group {pgid} outlived terminate()");
+}
+
+const CHILD_VAR: &str = "MCPN_ORPHAN_GUARD_HOST_PIDFILE";
+
+/// The host: closes fds 0-2 (Rust's runtime, like Node's, reopens them as /dev/null at start,
+/// so a host that runs without them closed them itself: a daemon, an embedder), starts the
+/// guard (so its pipe is the first thing opened), then one server.
+fn host_main(pidfile: &str) {
+    unsafe {
+        libc::close(0);
+        libc::close(1);
+        libc::close(2);
+    }
+    let _ = orphan_guard::pid();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let process = spawn_tree_process();
+        std::fs::write(pidfile, format!("{}\n", process.pgid().expect("pgid"))).expect("pidfile");
+        // Stay up until killed.
+        std::future::pending::<()>().await;
+    });
+}
+
+#[test]
+fn servers_die_with_a_host_started_with_stdio_closed() {
+    if let Ok(pidfile) = std::env::var(CHILD_VAR) {
+        host_main(&pidfile);
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("mcpn-guard-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("pgid");
+    let _ = std::fs::remove_file(&pidfile);
+    let mut host = Command::new(std::env::current_exe().unwrap());
+    host.args([
+        "--exact",
+        "servers_die_with_a_host_started_with_stdio_closed",
+        "--test-threads=1",
+    ])
+    .env(CHILD_VAR, &pidfile)
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    let mut host = host.spawn().unwrap();
+    let started = Instant::now();
+    let pgid = loop {
+        if let Some(pgid) = std::fs::read_to_string(&pidfile)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break pgid;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the host never started its server"
+        );
+        if let Ok(Some(status)) = host.try_wait() {
+            panic!("the host exited early: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(group_alive(pgid));
+    host.kill().unwrap();
+    host.wait().unwrap();
+    // The guard gives the group a second after SIGTERM; no signal tells us when a
+    // non-child dies, so poll, bounded.
+    let killed = Instant::now();
+    while group_alive(pgid) && killed.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survived = group_alive(pgid);
+    if survived {
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!survived, "server group {pgid} outlived its SIGKILLed host");
 }

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use ::napi::JsString;
 use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
-use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
 use super::text::{concat, js_string, rust_string};
@@ -266,30 +265,25 @@ pub fn parse_secret_uri(value: String) -> Result<Option<SecretReference>> {
     }
 }
 
-/// A resolver reading `process.env` as it is now (the JS object, as the original did).
-fn resolver_for_this_call(env: &Env) -> Result<SecretResolver> {
+/// The argument as JSON and a resolver reading `process.env` as it is now (the JS object, as
+/// the original did); a failure here becomes the promise's rejection, never a throw.
+fn call_input(env: &Env, value: Unknown) -> Result<(Value, SecretResolver)> {
+    let value = super::json_from_js(env, value)?;
     let read = super::host_env::reader(env)?;
-    Ok(SecretResolver::with_default_providers_in(
-        super::host_env::read_now(&read),
-    ))
+    let resolver = SecretResolver::with_default_providers_in(super::host_env::read_now(&read));
+    Ok((value, resolver))
 }
 
 /// Resolves one reference (a plain value comes back unchanged). Never throws: bad input
 /// rejects.
 #[napi(ts_args_type = "value: string", ts_return_type = "Promise<string>")]
 pub fn resolve_secret<'env>(env: &'env Env, value: Unknown) -> Result<PromiseRaw<'env, String>> {
-    let input = super::json_from_js(env, value).and_then(|value| {
-        let resolver = resolver_for_this_call(env)?;
-        Ok((value, resolver))
-    });
+    let input = call_input(env, value);
     env.spawn_future(async move {
         let (value, resolver) = input?;
-        let value = secrets::secret_value(&value).map_err(|e| Error::new(Status::InvalidArg, e))?;
-        let secret = resolver
-            .resolve(value)
+        secrets::resolve_value(&resolver, &value)
             .await
-            .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))?;
-        Ok(secret.expose_secret().to_owned())
+            .map_err(|e| Error::new(Status::GenericFailure, e))
     })
 }
 
@@ -300,10 +294,7 @@ pub fn resolve_secret<'env>(env: &'env Env, value: Unknown) -> Result<PromiseRaw
     ts_return_type = "Promise<Record<string, string>>"
 )]
 pub fn resolve_secrets<'env>(env: &'env Env, record: Unknown) -> Result<PromiseRaw<'env, Value>> {
-    let input = super::json_from_js(env, record).and_then(|record| {
-        let resolver = resolver_for_this_call(env)?;
-        Ok((record, resolver))
-    });
+    let input = call_input(env, record);
     env.spawn_future(async move {
         let (record, resolver) = input?;
         secrets::resolve_record(&resolver, &record)

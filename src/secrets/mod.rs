@@ -34,7 +34,7 @@ pub use gcp::GcpProvider;
 pub use openclaw::{ProviderDefinitions, is_secret_ref_object, secret_ref_to_uri};
 pub use plaintext::{looks_like_credential_key, plaintext_credential_warnings};
 pub use provider::{DEFAULT_RESOLVE_TIMEOUT, SecretFuture, SecretProvider, SecretResolver};
-pub use record::{record_entries, resolve_record, secret_value};
+pub use record::{record_entries, resolve_record, resolve_value, secret_value};
 pub use redact::{MIN_REDACT_LEN, REDACTED, Redactor};
 pub use support::EnvSource;
 pub use template::{Substituted, has_env_refs, substitute_env_refs};

@@ -47,6 +47,13 @@ pub fn record_entries(record: &Value) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
+/// `resolveSecret(value)`: a plain value as it is, a reference fetched.
+pub async fn resolve_value(resolver: &SecretResolver, value: &Value) -> Result<String, String> {
+    let value = secret_value(value)?;
+    let secret = resolver.resolve(value).await.map_err(|e| e.to_string())?;
+    Ok(secret.expose_secret().to_owned())
+}
+
 /// `resolveSecrets(record)`: every value resolved in parallel, keys in the record's order; any
 /// failure fails the whole call.
 pub async fn resolve_record(resolver: &SecretResolver, record: &Value) -> Result<Value, String> {
