@@ -104,6 +104,19 @@ describe('process.env is the JS object, not the OS environment', () => {
     // masked (unset, the server would say '<unset>').
     expect(await serverEnv(manager, 's', 'FROM_SECRET')).toBe('[REDACTED]')
   })
+
+  it('a restarted server inherits process.env as it is at the restart, as the original re-read it', async () => {
+    replaceEnv({ MCPN_TEST_X: 'before' })
+    const log = new RecordingLogger()
+    const manager = createManager({ servers: { s: faultServer() } }, { logger: log.logger })
+    await manager.start()
+    expect(await serverEnv(manager, 's', 'MCPN_TEST_X')).toBe('before')
+    replaceEnv({ MCPN_TEST_X: 'after' })
+    // The fault server's `exit` tool ends the process; the supervisor restarts it (1 s backoff).
+    await toolByName(manager, 'mcp_s_exit').execute('crash', {})
+    await log.waitFor('info', /^MCP server 's' connected \(/, { count: 2 })
+    expect(await serverEnv(manager, 's', 'MCPN_TEST_X')).toBe('after')
+  })
 })
 
 // ---------------------------------------------------------------- argument handling

@@ -6,7 +6,7 @@
 //   npm run bench                       full run: bench/results.json + docs/benchmarks.md
 //   npm run bench -- --smoke            every scenario, tiny counts (CI): bench/results.smoke.json
 //
-// Options: --addon PATH (a built .node; default: a release build in bench/.native, built when
+// Options: --addon PATH (a built .node; default: a dist-profile build, what is published, in bench/.native, built when
 // missing or older than the sources), --servers rust,node, --only start,exec,conc,large,tools,
 // shutdown,rss,wrap, --merge (with --only: replace just those rows in the results file and the
 // docs), --render (rewrite the docs from the results file, no measuring), --no-langchain,
@@ -133,20 +133,20 @@ function ensureBuilds() {
   const found = find()
   const sources = ['src', 'Cargo.toml', 'Cargo.lock', 'build.rs'].map((p) => join(ROOT, p))
   const stale = found && newestMtime(sources) > statSync(join(dir, found)).mtimeMs
-  let built = 'release build in bench/.native'
+  let built = 'dist build in bench/.native'
   if (!found || (stale && !has('--no-build'))) {
     try {
       run(
         'npx',
-        ['napi', 'build', '--platform', '--release', '--output-dir', 'bench/.native',
+        ['napi', 'build', '--platform', '--profile', 'dist', '--output-dir', 'bench/.native',
           '--target-dir', 'bench/.native/target', '--no-js', '--dts', 'index.d.ts'],
-        found ? 'release addon (sources changed)' : 'release addon (first build, several minutes)',
+        found ? 'dist addon (sources changed)' : 'dist addon (first build, several minutes)',
       )
     } catch (error) {
       if (!found) throw error
       // Someone's edit in progress: benchmark the last good build rather than nothing.
       log(`bench: ${error.message}; using the previous build of bench/.native (older than src/)`)
-      built = 'release build in bench/.native, OLDER than src/ (rebuild failed)'
+      built = 'dist build in bench/.native, OLDER than src/ (rebuild failed)'
     }
   }
   const node = find()

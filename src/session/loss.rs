@@ -8,13 +8,12 @@ use rmcp::transport::Transport;
 use tokio_util::sync::CancellationToken;
 
 /// Ends the session (`receive()` returns `None`, so rmcp's service stops) once `lost` fires.
-/// Without a token it only passes messages through.
 ///
 /// Messages already on their way when it fires (typically the error answer of the call that
 /// found the server gone) are still handed over, each within a short grace.
 pub struct EndOnLoss<T> {
     inner: T,
-    lost: Option<CancellationToken>,
+    lost: CancellationToken,
     /// Messages handed over since `lost` fired.
     drained: Option<usize>,
 }
@@ -25,7 +24,7 @@ const DRAIN_GRACE: Duration = Duration::from_millis(100);
 const DRAIN_MAX: usize = 64;
 
 impl<T> EndOnLoss<T> {
-    pub fn new(inner: T, lost: Option<CancellationToken>) -> Self {
+    pub fn new(inner: T, lost: CancellationToken) -> Self {
         Self {
             inner,
             lost,
@@ -45,14 +44,11 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for EndOnLoss<T> {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let Some(lost) = &self.lost else {
-            return self.inner.receive().await;
-        };
         if self.drained.is_none() {
             tokio::select! {
                 biased;
                 message = self.inner.receive() => return message,
-                _ = lost.cancelled() => self.drained = Some(0),
+                _ = self.lost.cancelled() => self.drained = Some(0),
             }
         }
         let drained = self.drained.as_mut()?;

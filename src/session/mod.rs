@@ -66,13 +66,35 @@ impl Session {
     where
         T: Transport<RoleClient> + Send + 'static,
     {
-        let transport = ProgressTap::new(EndOnLoss::new(transport, setup.lost), setup.progress);
-        let running =
-            match tokio::time::timeout_at(setup.deadline, setup.handler.serve(transport)).await {
-                Ok(Ok(running)) => running,
-                Ok(Err(error)) => return Err(InitFailure::Failed(error.to_string())),
-                Err(_) => return Err(InitFailure::TimedOut),
-            };
+        let SessionSetup {
+            handler,
+            progress,
+            lost,
+            deadline,
+        } = setup;
+        // Only a transport that can lose its server silently pays for the loss check.
+        match lost {
+            Some(lost) => {
+                let transport = ProgressTap::new(EndOnLoss::new(transport, lost), progress);
+                Self::serve(transport, handler, deadline).await
+            }
+            None => Self::serve(ProgressTap::new(transport, progress), handler, deadline).await,
+        }
+    }
+
+    async fn serve<T>(
+        transport: T,
+        handler: SessionHandler,
+        deadline: Instant,
+    ) -> Result<Self, InitFailure>
+    where
+        T: Transport<RoleClient> + Send + 'static,
+    {
+        let running = match tokio::time::timeout_at(deadline, handler.serve(transport)).await {
+            Ok(Ok(running)) => running,
+            Ok(Err(error)) => return Err(InitFailure::Failed(error.to_string())),
+            Err(_) => return Err(InitFailure::TimedOut),
+        };
         let peer = running.peer().clone();
         peer.set_response_cache_config(ClientCacheConfig::disabled())
             .await;
