@@ -13,7 +13,7 @@
 
 use std::fmt::Display;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 /// `source` of every wrapped MCP text.
 pub const EXTERNAL_SOURCE: &str = "mcp_server";
@@ -21,6 +21,22 @@ pub const EXTERNAL_SOURCE: &str = "mcp_server";
 /// The contract's failure text.
 pub fn tool_error_text(server: &str, tool: &str, message: impl Display) -> String {
     format!("MCP tool error ({server}/{tool}): {message}")
+}
+
+/// `execute`'s `params` from the JSON text `JSON.stringify` made of it (`None`: it made none,
+/// or `params` was not an object): the arguments object, or why there is none.
+pub fn tool_arguments(json: Option<&str>) -> Result<Map<String, Value>, String> {
+    const NOT_AN_OBJECT: &str = "must be an object";
+    match json.map(serde_json::from_str::<Value>) {
+        Some(Ok(Value::Object(map))) => Ok(map),
+        Some(Ok(_)) | None => Err(NOT_AN_OBJECT.to_owned()),
+        Some(Err(e)) => Err(e.to_string()),
+    }
+}
+
+/// The failure of a call whose arguments could not be sent.
+pub fn bad_arguments(server: &str, tool: &str, why: impl Display) -> ToolCallResult {
+    ToolCallResult::error(server, tool, format_args!("tool arguments {why}"))
 }
 
 /// Where a wrapped text came from.
@@ -134,6 +150,20 @@ mod tests {
         assert_eq!(
             err.to_json().to_string(),
             r#"{"content":[{"type":"text","text":"MCP tool error (s/t): boom"}],"details":{"error":true}}"#
+        );
+    }
+
+    #[test]
+    fn arguments() {
+        assert_eq!(tool_arguments(Some(r#"{"a":1}"#)).unwrap()["a"], 1);
+        assert_eq!(
+            tool_arguments(Some("[1]")).unwrap_err(),
+            "must be an object"
+        );
+        assert_eq!(tool_arguments(None).unwrap_err(), "must be an object");
+        assert_eq!(
+            bad_arguments("s", "t", "must be an object").text,
+            "MCP tool error (s/t): tool arguments must be an object"
         );
     }
 

@@ -15,7 +15,9 @@ use super::settle::Settler;
 use crate::js_text::JsText;
 use crate::manager::{AgentTool, Manager};
 use crate::session::Progress;
-use crate::tool_result::{EXTERNAL_SOURCE, ExternalContent, ToolCallResult};
+use crate::tool_result::{
+    EXTERNAL_SOURCE, ExternalContent, ToolCallResult, bad_arguments, tool_arguments,
+};
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 /// `EventTarget.addEventListener(type, listener, options)`.
@@ -187,25 +189,23 @@ fn start_call(
         }
     };
 
+    // `params` as the TypeScript SDK sends it: `JSON.stringify` (`toJSON`, dropped `undefined`),
+    // by V8 in one call; a cycle or a BigInt is V8's TypeError, reported as such.
     let arguments = match arg(1)? {
-        None => None,
+        None => Ok(None),
         Some(value) if value.get_type()? == ValueType::Object => {
-            // Serialised the way the TypeScript SDK sends them (`toJSON`, dropped `undefined`),
-            // by V8 in one call; a cycle or a BigInt is V8's TypeError, reported as such.
-            let text = match super::json_text(ctx.env, value) {
-                Ok(Some(text)) => text,
-                Ok(None) => {
-                    return bad_arguments(ctx.env, settler, server, tool, "must be an object");
-                }
-                Err(e) => return bad_arguments(ctx.env, settler, server, tool, &e.reason),
-            };
-            match serde_json::from_str::<Value>(&text) {
-                Ok(Value::Object(map)) => Some(map),
-                Ok(_) => return bad_arguments(ctx.env, settler, server, tool, "must be an object"),
-                Err(e) => return bad_arguments(ctx.env, settler, server, tool, &e.to_string()),
+            match super::json_text(ctx.env, value) {
+                Ok(text) => tool_arguments(text.as_deref()).map(Some),
+                Err(e) => Err(e.reason),
             }
         }
-        Some(_) => return bad_arguments(ctx.env, settler, server, tool, "must be an object"),
+        Some(_) => tool_arguments(None).map(Some),
+    };
+    let arguments = match arguments {
+        Ok(arguments) => arguments,
+        Err(why) => {
+            return settler.resolved(ctx.env, CallResult::from(bad_arguments(server, tool, why)));
+        }
     };
 
     let cancel = CancellationToken::new();
@@ -261,23 +261,6 @@ fn start_call(
         )
     };
     settler.spawn(ctx.env, fut)
-}
-
-fn bad_arguments(
-    env: &Env,
-    settler: &Settler<CallResult>,
-    server: &str,
-    tool: &str,
-    why: &str,
-) -> Result<sys::napi_value> {
-    settler.resolved(
-        env,
-        CallResult::from(ToolCallResult::error(
-            server,
-            tool,
-            format_args!("tool arguments {why}"),
-        )),
-    )
 }
 
 /// An already-aborted signal cancels at once; otherwise an `abort` listener cancels the token.
