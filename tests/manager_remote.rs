@@ -728,6 +728,30 @@ async fn dns_failure_is_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_echoed_in_an_error_body_is_masked_before_the_body_is_cut() {
+    // The server repeats the request's Authorization header in a 500 body, at the point where
+    // the message cuts the body: half a secret must not escape into the error or the log.
+    let peer = fake_http("echo-auth", free_port());
+    let url = format!("http://127.0.0.1:{}/mcp", peer.port);
+    let token = "ghp_0123456789abcdefghijklmnop";
+    let mut server = no_restarts(remote_server("echo", "http", &url));
+    server.headers = vec![("Authorization".to_owned(), format!("Bearer {token}"))];
+    let h = Harness::new(vec![server]);
+    h.manager.start().await;
+    let error = start_error(&h, "echo");
+    assert!(error.contains("HTTP 500"), "{error}");
+    let everything = format!("{error}\n{}", h.dump());
+    for start in 0..=token.len() - 8 {
+        let piece = &token[start..start + 8];
+        assert!(
+            !everything.contains(piece),
+            "'{piece}' of the token escaped:\n{everything}"
+        );
+    }
+    h.manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_html_page_is_not_an_mcp_server() {
     let peer = fake_http("html", free_port());
     let url = format!("http://127.0.0.1:{}/", peer.port);

@@ -151,6 +151,48 @@ fn wrap_format(format: Option<&str>) -> Result<WrapFormat> {
     parse_wrap_format("format", format.as_ref()).map_err(|e| Error::new(Status::InvalidArg, e))
 }
 
+/// The wrap options object; a missing or mistyped member is an error that says which.
+fn options_arg(function: &str, opts: Unknown) -> Result<WrapExternalContentOptions> {
+    let invalid = |why: String| Error::new(Status::InvalidArg, format!("{function}: {why}"));
+    if opts.get_type()? != ValueType::Object {
+        return Err(invalid(format!(
+            "opts must be an object with a string `source`, got {}",
+            super::type_name(&opts)
+        )));
+    }
+    let object: Object = unsafe { opts.cast()? };
+    let string = |name: &str| -> Result<Option<String>> {
+        super::optional_string_arg(
+            function,
+            &format!("opts.{name}"),
+            object.get::<Unknown>(name)?,
+        )
+    };
+    let source =
+        string("source")?.ok_or_else(|| invalid("opts.source must be a string".to_owned()))?;
+    let include_warning = match object.get::<Unknown>("includeWarning")? {
+        None => None,
+        Some(value) => match value.get_type()? {
+            ValueType::Undefined | ValueType::Null => None,
+            ValueType::Boolean => Some(unsafe { value.cast::<bool>()? }),
+            _ => {
+                return Err(invalid(format!(
+                    "opts.includeWarning must be a boolean, got {}",
+                    super::type_name(&value)
+                )));
+            }
+        },
+    };
+    Ok(WrapExternalContentOptions {
+        source,
+        sender: string("sender")?,
+        subject: string("subject")?,
+        task_name: string("taskName")?,
+        include_warning,
+        format: string("format")?,
+    })
+}
+
 fn wrap_options(opts: &WrapExternalContentOptions) -> Result<WrapOptions<'_>> {
     Ok(WrapOptions {
         source: &opts.source,
@@ -200,9 +242,11 @@ fn wrapped<'env>(
 )]
 pub fn wrap_external_content<'env>(
     env: &'env Env,
-    content: JsString<'env>,
-    opts: WrapExternalContentOptions,
+    content: Unknown<'env>,
+    opts: Unknown<'env>,
 ) -> Result<JsString<'env>> {
+    let content = super::string_arg("wrapExternalContent", "content", content)?;
+    let opts = options_arg("wrapExternalContent", opts)?;
     let options = wrap_options(&opts)?;
     let (text, exact) = rust_string(content)?;
     wrapped(env, content, &text, exact, &options)
@@ -211,9 +255,11 @@ pub fn wrap_external_content<'env>(
 /// The `source` of every suspicious-pattern regex that matches, in list order.
 #[napi(ts_args_type = "content: string, format?: 'id' | 'legacy'")]
 pub fn detect_suspicious_patterns(
-    content: JsString,
-    format: Option<String>,
+    content: Unknown,
+    format: Option<Unknown>,
 ) -> Result<Vec<&'static str>> {
+    let content = super::string_arg("detectSuspiciousPatterns", "content", content)?;
+    let format = super::optional_string_arg("detectSuspiciousPatterns", "format", format)?;
     let format = wrap_format(format.as_deref())?;
     let (content, _) = rust_string(content)?;
     Ok(security::detect_suspicious_patterns(&content, format))
@@ -233,9 +279,11 @@ pub struct ScannedExternalContent<'env> {
 #[napi(ts_args_type = "content: string, opts: WrapExternalContentOptions")]
 pub fn scan_and_wrap_external_content<'env>(
     env: &'env Env,
-    content: JsString<'env>,
-    opts: WrapExternalContentOptions,
+    content: Unknown<'env>,
+    opts: Unknown<'env>,
 ) -> Result<ScannedExternalContent<'env>> {
+    let content = super::string_arg("scanAndWrapExternalContent", "content", content)?;
+    let opts = options_arg("scanAndWrapExternalContent", opts)?;
     let options = wrap_options(&opts)?;
     let (text, exact) = rust_string(content)?;
     Ok(ScannedExternalContent {
@@ -252,8 +300,10 @@ pub struct SecretReference {
 }
 
 /// The parts of a `secret://provider/path[#field]` reference; `null` for a plain value.
-#[napi]
-pub fn parse_secret_uri(value: String) -> Result<Option<SecretReference>> {
+#[napi(ts_args_type = "value: string")]
+pub fn parse_secret_uri(value: Unknown) -> Result<Option<SecretReference>> {
+    let value = super::string_arg("parseSecretUri", "value", value)?;
+    let (value, _) = rust_string(value)?;
     match secrets::parse_secret_uri(&value) {
         Ok(Some(r)) => Ok(Some(SecretReference {
             provider: r.provider,

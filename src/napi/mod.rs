@@ -41,3 +41,60 @@ fn json_text(env: &Env, value: Unknown) -> Result<Option<String>> {
     let stringify: Function<Unknown, Option<String>> = json.get_named_property("stringify")?;
     stringify.call(value)
 }
+
+/// `typeof` as a message says it (`null` apart from other objects).
+fn type_name(value: &Unknown) -> &'static str {
+    match value.get_type() {
+        Ok(ValueType::Undefined) => "undefined",
+        Ok(ValueType::Null) => "null",
+        Ok(ValueType::Boolean) => "a boolean",
+        Ok(ValueType::Number) => "a number",
+        Ok(ValueType::String) => "a string",
+        Ok(ValueType::Symbol) => "a symbol",
+        Ok(ValueType::Object) => "an object",
+        Ok(ValueType::Function) => "a function",
+        Ok(ValueType::BigInt) => "a bigint",
+        _ => "a value of another kind",
+    }
+}
+
+/// An argument that must be a string; anything else is an error naming the function, the
+/// argument and what it got (napi's own conversion error has an empty message).
+fn string_arg<'env>(
+    function: &str,
+    name: &str,
+    value: Unknown<'env>,
+) -> Result<::napi::JsString<'env>> {
+    if value.get_type()? == ValueType::String {
+        return unsafe { value.cast() };
+    }
+    Err(Error::new(
+        Status::InvalidArg,
+        format!(
+            "{function}: {name} must be a string, got {}",
+            type_name(&value)
+        ),
+    ))
+}
+
+/// An optional string argument: `undefined` and `null` are absent.
+fn optional_string_arg(
+    function: &str,
+    name: &str,
+    value: Option<Unknown>,
+) -> Result<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(value) => match value.get_type()? {
+            ValueType::Undefined | ValueType::Null => Ok(None),
+            ValueType::String => Ok(Some(text::rust_string(unsafe { value.cast()? })?.0)),
+            _ => Err(Error::new(
+                Status::InvalidArg,
+                format!(
+                    "{function}: {name} must be a string, got {}",
+                    type_name(&value)
+                ),
+            )),
+        },
+    }
+}

@@ -210,7 +210,7 @@ fn start_call(
 
     let cancel = CancellationToken::new();
     if let Some(signal) = arg(2)? {
-        watch_abort_signal(ctx.env, signal, &cancel)?;
+        watch_abort_signal(ctx.env, signal, &cancel);
     }
     let progress = match arg(3)? {
         Some(value) if value.get_type()? == ValueType::Function => {
@@ -264,14 +264,29 @@ fn start_call(
 }
 
 /// An already-aborted signal cancels at once; otherwise an `abort` listener cancels the token.
-fn watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) -> Result<()> {
+/// Never fails: a value that is not a usable `AbortSignal` (`aborted` not a boolean, a getter
+/// or `addEventListener` that throws) counts as no signal, and what it threw is cleared.
+fn watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) {
+    if try_watch_abort_signal(env, signal, cancel).is_err() {
+        clear_pending_exception(env);
+    }
+}
+
+fn try_watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) -> Result<()> {
     if signal.get_type()? != ValueType::Object {
         return Ok(());
     }
     let signal: Object = unsafe { signal.cast()? };
-    if signal.get::<bool>("aborted")?.unwrap_or(false) {
-        cancel.cancel();
-        return Ok(());
+    let aborted = signal.get::<Unknown>("aborted")?;
+    match aborted {
+        Some(aborted) if aborted.get_type()? == ValueType::Boolean => {
+            if unsafe { aborted.cast::<bool>()? } {
+                cancel.cancel();
+                return Ok(());
+            }
+        }
+        // Not an AbortSignal.
+        _ => return Ok(()),
     }
     let Some(add) = signal.get::<Unknown>("addEventListener")? else {
         return Ok(());
@@ -289,6 +304,13 @@ fn watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) ->
     options.set("once", true)?;
     add.apply(signal, FnArgs::from(("abort", on_abort, options)))?;
     Ok(())
+}
+
+/// Drops a JS exception a failed call into user code left pending.
+fn clear_pending_exception(env: &Env) {
+    let mut exception = std::ptr::null_mut();
+    // SAFETY: plain napi call on the JS thread with a valid out-pointer.
+    unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exception) };
 }
 
 /// Forwards a call's progress notifications to its `onUpdate`, wrapped like any server text.

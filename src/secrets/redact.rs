@@ -34,6 +34,11 @@ pub const REDACTED: &str = "[REDACTED]";
 /// remembered, and a text that is exactly such a value is masked as a whole.
 pub const MIN_REDACT_LEN: usize = 6;
 
+/// A text that ends with at least this many bytes of the start of a registered spelling
+/// (optionally followed by `…` or `...`) has that tail masked too: what a cut made elsewhere
+/// (an error body shortened for a message) leaves of a secret.
+pub const MIN_CUT_PREFIX: usize = 8;
+
 /// A shared, thread-safe set of live secret values. Clones share the set.
 ///
 /// Registered values are held as [`SecretString`] and the derived search
@@ -145,21 +150,22 @@ impl Redactor {
         if snap.patterns.is_empty() {
             return Cow::Borrowed(text);
         }
-        match &snap.automaton {
+        let masked = match &snap.automaton {
             Some(ac) => {
                 let mut matches = ac.find_iter(text).peekable();
                 if matches.peek().is_none() {
-                    return Cow::Borrowed(text);
+                    Cow::Borrowed(text)
+                } else {
+                    let mut out = String::with_capacity(text.len());
+                    let mut last = 0;
+                    for m in matches {
+                        out.push_str(&text[last..m.start()]);
+                        out.push_str(REDACTED);
+                        last = m.end();
+                    }
+                    out.push_str(&text[last..]);
+                    Cow::Owned(out)
                 }
-                let mut out = String::with_capacity(text.len());
-                let mut last = 0;
-                for m in matches {
-                    out.push_str(&text[last..m.start()]);
-                    out.push_str(REDACTED);
-                    last = m.end();
-                }
-                out.push_str(&text[last..]);
-                Cow::Owned(out)
             }
             None => {
                 // Slow path, longest patterns first to approximate leftmost-longest.
@@ -173,8 +179,50 @@ impl Redactor {
                 }
                 cur
             }
+        };
+        match cut_tail_start(&masked, &snap.patterns) {
+            None => masked,
+            Some((start, end)) => {
+                let mut out = String::with_capacity(masked.len());
+                out.push_str(&masked[..start]);
+                out.push_str(REDACTED);
+                out.push_str(&masked[end..]);
+                Cow::Owned(out)
+            }
         }
     }
+}
+
+/// Where a cut-off start of some pattern (at least [`MIN_CUT_PREFIX`] bytes, not the whole
+/// pattern) ends the text, before an optional `…` or `...`: `(start, end)` of that tail, the
+/// longest one found.
+fn cut_tail_start(text: &str, patterns: &[Zeroizing<String>]) -> Option<(usize, usize)> {
+    let end = text
+        .strip_suffix('…')
+        .or_else(|| text.strip_suffix("..."))
+        .unwrap_or(text)
+        .len();
+    let body = &text.as_bytes()[..end];
+    let mut best: Option<usize> = None;
+    for pattern in patterns {
+        let p = pattern.as_bytes();
+        let longest = (p.len() - 1).min(body.len());
+        if longest < MIN_CUT_PREFIX {
+            continue;
+        }
+        // Candidate starts: the tail of `body` no longer than the pattern.
+        for start in end - longest..=end - MIN_CUT_PREFIX {
+            if best.is_some_and(|b| b <= start) {
+                break;
+            }
+            if body[start] == p[0] && p.starts_with(&body[start..]) && text.is_char_boundary(start)
+            {
+                best = Some(start);
+                break;
+            }
+        }
+    }
+    best.map(|start| (start, end))
 }
 
 /// All spellings of `v`, deduplicated, `v` itself first.
@@ -352,5 +400,36 @@ mod base64_tests {
         let short = Redactor::new();
         short.register(&SecretString::from("abcd"));
         assert_eq!(short.redact("YWJjZA=="), "YWJjZA==");
+    }
+}
+
+#[cfg(test)]
+mod cut_tests {
+    use super::*;
+
+    fn redactor(value: &str) -> Redactor {
+        let r = Redactor::new();
+        r.register(&SecretString::from(value.to_owned()));
+        r
+    }
+
+    #[test]
+    fn a_cut_off_start_of_a_secret_at_the_end_is_masked() {
+        let r = redactor("ghp_0123456789abcdefghij");
+        assert_eq!(
+            r.redact("Authorization=Bearer ghp_0123456789abcde…"),
+            "Authorization=Bearer [REDACTED]…"
+        );
+        assert_eq!(r.redact("x ghp_01234567..."), "x [REDACTED]...");
+        assert_eq!(r.redact("x ghp_01234567"), "x [REDACTED]");
+        // Shorter than MIN_CUT_PREFIX, or not at the end: left alone.
+        assert_eq!(r.redact("x ghp_012…"), "x ghp_012…");
+        assert_eq!(
+            r.redact("ghp_0123456789 and more"),
+            "ghp_0123456789 and more"
+        );
+        // Percent-encoded and base64 spellings are cut the same way.
+        let r = redactor("tok/with+chars=0123456789");
+        assert_eq!(r.redact("q=tok%2Fwith%2Bch…"), "q=[REDACTED]…");
     }
 }

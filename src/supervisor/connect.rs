@@ -337,7 +337,9 @@ async fn connect_sse(
 }
 
 /// Every page of `tools/list`, minus what the server's `toolFilter` leaves out, bridged into
-/// agent tools (schema, label, description; the name is the manager's to assign).
+/// agent tools (schema, label, description; the name is the manager's to assign). What the
+/// model will read (label, description, schema) passes the redactor, as results do: a server
+/// may describe a tool with a secret it was started with.
 pub(super) async fn list_tools(
     server: &Server,
     peer: &Peer<RoleClient>,
@@ -347,17 +349,20 @@ pub(super) async fn list_tools(
         .await
         .map_err(CallError::from_service)?;
     let config = &server.config;
+    let redactor = server.log.redactor();
     Ok(tools
         .iter()
         .filter(|tool| config.tool_filter.allows(&tool.name))
         .map(|tool| {
             let schema = serde_json::Value::Object((*tool.input_schema).clone());
-            let parameters = bridge::convert_schema(Some(&schema));
+            let parameters = bridge::convert_schema(Some(&schema)).to_string();
+            let label = bridge::tool_label(&config.name, &tool.name);
+            let description = bridge::tool_description(&config.name, tool.description.as_deref());
             ToolEntry {
                 mcp_name: tool.name.to_string(),
-                label: bridge::tool_label(&config.name, &tool.name),
-                description: bridge::tool_description(&config.name, tool.description.as_deref()),
-                parameters_json: Arc::from(parameters.to_string()),
+                label: redactor.redact(&label).into_owned(),
+                description: redactor.redact(&description).into_owned(),
+                parameters_json: Arc::from(redactor.redact(&parameters).as_ref()),
             }
         })
         .collect())

@@ -25,6 +25,11 @@ pub struct SuperviseContext {
     pub shutdown: CancellationToken,
 }
 
+/// `tools/list_changed` notices closer together than this are one change.
+const LIST_CHANGED_QUIET: Duration = Duration::from_millis(50);
+/// During a flood of notices, the tools are still re-listed this often.
+const LIST_CHANGED_MAX_DELAY: Duration = Duration::from_secs(1);
+
 /// Why a connected session ended.
 enum SessionEnd {
     Shutdown,
@@ -164,6 +169,21 @@ async fn watch_session(
             _ = shutdown.cancelled() => return SessionEnd::Shutdown,
             how = session.ended() => return SessionEnd::Exited(how),
             _ = tools_changed.notified() => {
+                // Coalesce a burst of notices: re-list once they pause, and during a flood at
+                // most once per LIST_CHANGED_MAX_DELAY.
+                let first = Instant::now();
+                loop {
+                    tokio::select! {
+                        _ = tokio::time::sleep(LIST_CHANGED_QUIET) => break,
+                        _ = tools_changed.notified() => {
+                            if first.elapsed() >= LIST_CHANGED_MAX_DELAY {
+                                break;
+                            }
+                        }
+                        _ = shutdown.cancelled() => return SessionEnd::Shutdown,
+                        how = session.ended() => return SessionEnd::Exited(how),
+                    }
+                }
                 let timeout = Duration::from_millis(server.config.timeout_ms);
                 match tokio::time::timeout(timeout, connect::list_tools(server, &peer)).await {
                     Ok(Ok(tools)) => {

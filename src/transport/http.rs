@@ -376,7 +376,7 @@ impl StreamableHttpClient for HttpClient {
                 }
             };
             let answer = serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok();
-            let shown_body = net::preview(&body);
+            let shown_body = net::preview(&body, self.0.log.redactor());
             // server-everything (and the TypeScript SDK's examples) answer an unknown session
             // with 400 "Bad Request: No valid session ID provided" instead of 404.
             if status == StatusCode::BAD_REQUEST
@@ -466,7 +466,7 @@ impl StreamableHttpClient for HttpClient {
                         let text = format!(
                             "{} answered with JSON that is not a JSON-RPC message: {}",
                             self.target().shown,
-                            net::preview(&body)
+                            net::preview(&body, self.0.log.redactor())
                         );
                         self.fail(request_id.as_ref(), text)
                     }

@@ -13,6 +13,8 @@ use reqwest::Url;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use secrecy::{ExposeSecret, SecretString};
 
+use crate::secrets::Redactor;
+
 use crate::http_client::{self, ClientOptions, Redirects, Roots, error_chain};
 
 /// Most bytes of an error response body that are read (to find a JSON-RPC error in it).
@@ -205,8 +207,10 @@ pub async fn read_bounded(
 }
 
 /// A short, single-line view of a body for error messages.
-pub fn preview(body: &[u8]) -> String {
+pub fn preview(body: &[u8], redactor: &Redactor) -> String {
     let text = String::from_utf8_lossy(body);
+    // Masked before it is cut: a cut can leave half a secret that no longer matches.
+    let text = redactor.redact(&text);
     let one_line: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

@@ -376,7 +376,7 @@ impl Transport<RoleClient> for SseTransport {
                 return Ok(());
             }
             let body = match net::read_bounded(response, net::MAX_ERROR_BODY).await {
-                Ok(net::Body::Complete(body)) => net::preview(&body),
+                Ok(net::Body::Complete(body)) => net::preview(&body, shared.log.redactor()),
                 _ => String::new(),
             };
             // The session is gone on the server (it restarted, or forgot us): end ours so the

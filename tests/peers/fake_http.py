@@ -9,6 +9,9 @@ Modes:
   sse-idle      a legacy SSE server that answers `initialize` and `tools/list` (one tool) on its
                 stream, then goes silent for good: no keep-alive comments, and pings (any other
                 request) are never answered.
+  echo-auth     every request gets `500 text/plain` whose body repeats the request's
+                `Authorization` header after 120 characters of padding, so that a message cutting
+                the body at 160 characters cuts the header value in half.
 """
 
 import argparse
@@ -18,7 +21,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--mode", choices=["html", "sse-silent", "sse-idle"], required=True)
+parser.add_argument("--mode", choices=["html", "sse-silent", "sse-idle", "echo-auth"], required=True)
 parser.add_argument("--port", type=int, required=True)
 args = parser.parse_args()
 
@@ -43,9 +46,23 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def echo_auth(self):
+        length = int(self.headers.get("content-length") or 0)
+        if length:
+            self.rfile.read(length)
+        auth = self.headers.get("authorization") or ""
+        body = ("x" * 120 + " Authorization=" + auth + " (end)").encode()
+        self.send_response(500)
+        self.send_header("content-type", "text/plain")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self):
         if args.mode == "html":
             return self.html()
+        if args.mode == "echo-auth":
+            return self.echo_auth()
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
@@ -68,6 +85,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         if args.mode == "html":
             return self.html()
+        if args.mode == "echo-auth":
+            return self.echo_auth()
         length = int(self.headers.get("content-length") or 0)
         message = json.loads(self.rfile.read(length) or b"{}")
         self.send_response(202)
