@@ -21,6 +21,10 @@ pub enum CallError {
     Aborted,
     #[error("MCP error -32000: Connection closed")]
     Closed,
+    /// The connection was ended because the server broke its stream (a message over the size
+    /// limit); the text says how.
+    #[error("MCP error -32000: Connection closed: {0}")]
+    Broken(String),
     /// A JSON-RPC error answer from the server.
     #[error("MCP error {code}: {message}")]
     Server { code: i32, message: String },

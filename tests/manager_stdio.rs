@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use openclaw_mcp_native::log::Level;
+use openclaw_mcp_native::manager::ManagerOptions;
 use openclaw_mcp_native::status::Status;
 use openclaw_mcp_native::tool_result::{ExternalContent, ToolCallResult};
 use serde_json::json;
@@ -317,5 +318,66 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         ),
         "{again:?}"
     );
+    h.manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_over_the_stdio_limit_fails_the_call_at_once_and_ends_the_session() {
+    // Issue 12: rmcp's own bound dropped the oversized line and read on, so the call waited for
+    // its whole toolTimeout, the server stayed `ready` and the next answer was swallowed too.
+    let mut s = fault_server("f", &[]);
+    s.tool_timeout_ms = 30_000;
+    let mut options = ManagerOptions::default();
+    options.runtime.max_message_bytes = 1 << 20;
+    let h = Harness::with_options(vec![s], options);
+    h.manager.start().await;
+    assert_eq!(h.manager.status()[0].status, Status::Ready, "{}", h.dump());
+
+    let started = Instant::now();
+    let args = json!({"bytes": 2_000_000}).as_object().cloned();
+    let outcome = h
+        .manager
+        .execute(0, "big", "", args, &CancellationToken::new(), None)
+        .await;
+    let took = started.elapsed();
+    match outcome {
+        ToolCallResult {
+            text,
+            external: None,
+        } => assert_eq!(
+            text,
+            "MCP tool error (f/big): MCP error -32000: Connection closed: the server sent a \
+             message larger than the 1048576-byte limit; the session was ended"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    // The restart policy takes over, and the next session answers.
+    let connected = || h.dump().matches("MCP server 'f' connected").count();
+    let restarted = eventually(Duration::from_secs(10), || {
+        connected() >= 2 && h.manager.status()[0].status == Status::Ready
+    })
+    .await;
+    assert!(restarted, "{}", h.dump());
+    assert!(
+        h.logged(
+            Level::Warn,
+            "MCP server 'f' exited unexpectedly: the server sent a message larger than the 1048576-byte limit"
+        ),
+        "{}",
+        h.dump()
+    );
+    let echo = h
+        .manager
+        .execute(
+            0,
+            "echo",
+            "",
+            json!({"text": "hi"}).as_object().cloned(),
+            &CancellationToken::new(),
+            None,
+        )
+        .await;
+    assert!(echo.external.is_some(), "{echo:?}");
     h.manager.shutdown().await;
 }

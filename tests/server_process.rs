@@ -46,6 +46,7 @@ fn spawn_tree_process() -> ServerProcess {
         env: &[],
         cwd: None,
         max_message_bytes: 1 << 20,
+        fault: Default::default(),
         grace: Duration::from_millis(500),
     };
     // The transport (the server's stdin and stdout) closes here; `sleep` never reads it.

@@ -125,7 +125,11 @@ impl Session {
                 _ = service_ended(&mut self.done) => {}
             }
         }
-        // The service ended: a local server is usually exiting; say how, if it does so promptly.
+        // The service ended: a local server that broke its stream is why; otherwise it is
+        // usually exiting: say how, if it does so promptly.
+        if let Some(why) = self.process.as_ref().and_then(ServerProcess::fault) {
+            return why;
+        }
         match self.process.as_mut() {
             Some(process) => match process.exit_within(Duration::from_millis(250)).await {
                 Some(how) => format!("process {how}"),

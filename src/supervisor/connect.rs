@@ -178,6 +178,7 @@ async fn connect_stdio(
         env,
         cwd: config.cwd.as_deref(),
         max_message_bytes: server.options.max_message_bytes,
+        fault: server.fault.clone(),
         grace,
     };
     let (mut process, transport) = stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;

@@ -17,6 +17,7 @@ use crate::error::CallError;
 use crate::log::Log;
 use crate::session::{Progress, ProgressRouter};
 use crate::status::Status;
+use crate::transport::stdio::StreamFault;
 
 /// A server tool as the agent sees it, built once per discovery.
 #[derive(Debug, Clone)]
@@ -45,7 +46,7 @@ pub struct Snapshot {
 pub struct RuntimeOptions {
     /// Each of the two waits of a shutdown (after closing stdin, after SIGTERM).
     pub shutdown_grace: Duration,
-    /// Largest JSON-RPC message accepted from a server.
+    /// Largest JSON-RPC message accepted from a server (a longer stdio line ends the session).
     pub max_message_bytes: usize,
     /// A server that stayed ready this long gets its restart budget back.
     pub restart_budget_reset: Duration,
@@ -70,6 +71,8 @@ pub struct Server {
     pub config: ServerConfig,
     state: watch::Sender<Snapshot>,
     pub(super) progress: Arc<ProgressRouter>,
+    /// Why the current stdio session's output could no longer be trusted, if it could not.
+    pub(super) fault: StreamFault,
     pub(super) log: Log,
     pub(super) options: Arc<RuntimeOptions>,
 }
@@ -86,6 +89,7 @@ impl Server {
             config,
             state,
             progress: Arc::new(ProgressRouter::default()),
+            fault: StreamFault::default(),
             log,
             options,
         })
@@ -192,6 +196,14 @@ impl Server {
             _ = cancel.cancelled() => Err(CallError::Aborted),
         };
         self.progress.unregister(&token);
+        // A connection that closed because the server broke its stream says how.
+        let outcome = match outcome {
+            Err(CallError::Closed) => match self.fault.get() {
+                Some(why) => Err(CallError::Broken(why)),
+                None => Err(CallError::Closed),
+            },
+            other => other,
+        };
         if let Err(CallError::Timeout(_) | CallError::Aborted) = &outcome {
             let reason = match &outcome {
                 Err(CallError::Timeout(_)) => "Request timed out",

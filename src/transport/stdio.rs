@@ -37,8 +37,10 @@ pub struct SpawnSpec<'a> {
     /// Applied on top of the inherited environment (what the original did).
     pub env: &'a [(String, SecretString)],
     pub cwd: Option<&'a str>,
-    /// Largest JSON-RPC line accepted from the server.
+    /// Largest JSON-RPC line accepted from the server; a longer one ends the session.
     pub max_message_bytes: usize,
+    /// Where the reason goes when the output stream can no longer be trusted (cleared here).
+    pub fault: StreamFault,
     /// Each of the waits of a termination (also when the process is dropped unterminated).
     pub grace: Duration,
 }
@@ -76,9 +78,95 @@ pub struct ServerProcess {
     grace: Duration,
     /// `terminate` ran: nothing is left for `Drop` to do.
     released: bool,
+    fault: StreamFault,
 }
 
-pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, ChildStdout, ChildStdin>;
+pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, BoundedStdout, ChildStdin>;
+
+/// Why a server's output stream can no longer be trusted, once it cannot. Shared by the server's
+/// handle (to tell a call that failed with the connection why) and each process spawned for it.
+#[derive(Clone, Default)]
+pub struct StreamFault(Arc<Mutex<Option<String>>>);
+
+impl StreamFault {
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, why: String) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(why);
+        }
+    }
+
+    fn clear(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// The server's stdout, ended at the first line longer than the limit: a message that large
+/// cannot be framed, and everything after it belongs to it, so the session must end (rmcp's
+/// own bound drops the line and reads on, leaving the call that waits for it hanging and the
+/// next answer swallowed). The reason is recorded in the [`StreamFault`].
+pub struct BoundedStdout {
+    inner: ChildStdout,
+    max_line: usize,
+    /// Bytes read since the last newline.
+    open_line: usize,
+    fault: StreamFault,
+    ended: bool,
+}
+
+impl tokio::io::AsyncRead for BoundedStdout {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        if self.ended {
+            return std::task::Poll::Ready(Ok(()));
+        }
+        let before = buf.filled().len();
+        let this = &mut *self;
+        std::task::ready!(std::pin::Pin::new(&mut this.inner).poll_read(cx, buf))?;
+        let read = &buf.filled()[before..];
+        let over = if this.open_line + read.len() <= this.max_line {
+            // No line of this read can be over the limit: only where the open line starts matters.
+            this.open_line = match memchr::memrchr(b'\n', read) {
+                Some(i) => read.len() - i - 1,
+                None => this.open_line + read.len(),
+            };
+            false
+        } else {
+            let mut open = this.open_line;
+            let mut over = false;
+            for line in read.split(|&b| b == b'\n') {
+                if open + line.len() > this.max_line {
+                    over = true;
+                    break;
+                }
+                open = 0;
+            }
+            if !over {
+                this.open_line = match memchr::memrchr(b'\n', read) {
+                    Some(i) => read.len() - i - 1,
+                    None => this.open_line + read.len(),
+                };
+            }
+            over
+        };
+        if over {
+            this.ended = true;
+            this.fault.set(format!(
+                "the server sent a message larger than the {}-byte limit; the session was ended",
+                this.max_line
+            ));
+            buf.set_filled(before);
+        }
+        std::task::Poll::Ready(Ok(()))
+    }
+}
 
 /// Spawns the server and returns the process and the JSON-RPC transport over its stdio.
 pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess, StdioTransport)> {
@@ -120,8 +208,18 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
         log.clone(),
         spec.server.to_owned(),
     ));
-    let transport =
-        AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(spec.max_message_bytes);
+    spec.fault.clear();
+    let stdout = BoundedStdout {
+        inner: stdout,
+        max_line: spec.max_message_bytes,
+        open_line: 0,
+        fault: spec.fault.clone(),
+        ended: false,
+    };
+    // rmcp's own bound (which drops the line and reads on) is never reached: the line ends the
+    // stream first. Its limit counts the newline, ours does not.
+    let transport = AsyncRwTransport::new_client(stdout, stdin)
+        .with_max_line_length(spec.max_message_bytes.saturating_add(2));
     Ok((
         ServerProcess {
             child,
@@ -130,6 +228,7 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
             stderr_task,
             grace: spec.grace,
             released: false,
+            fault: spec.fault.clone(),
         },
         transport,
     ))
@@ -186,6 +285,11 @@ async fn read_bounded_line<R: tokio::io::AsyncBufRead + Unpin>(
 }
 
 impl ServerProcess {
+    /// Why the server's output could no longer be trusted, if it could not.
+    pub fn fault(&self) -> Option<String> {
+        self.fault.get()
+    }
+
     /// The server's process group (its pid: it leads the group), once spawned.
     pub fn pgid(&self) -> Option<i32> {
         self.pgid
