@@ -64,7 +64,7 @@ impl ManagerOptions {
         let mut out = Self::default();
         let get = |key: &str| options.get(key).filter(|v| !v.is_null());
         if let Some(format) = get("wrapFormat") {
-            out.wrap_format = parse_wrap_format("wrapFormat", Some(format))?;
+            out.wrap_format = parse_wrap_format("wrapFormat", Some(&shown(format)))?;
         }
         if let Some(scheme) = get("toolNames") {
             out.name_scheme = scheme.as_str().and_then(NameScheme::parse).ok_or_else(|| {
@@ -99,15 +99,13 @@ impl ManagerOptions {
 }
 
 /// A wrap format option named `option` (`wrapFormat` for the manager, `format` for the wrap
-/// functions): `'id'` (the default, also for `None` and `null`) or `'legacy'`.
-pub fn parse_wrap_format(option: &str, value: Option<&Value>) -> Result<WrapFormat, String> {
+/// functions): `'id'` (the default, also for `None`) or `'legacy'`.
+pub fn parse_wrap_format(option: &str, value: Option<&str>) -> Result<WrapFormat, String> {
     match value {
-        None | Some(Value::Null) => Ok(WrapFormat::Id),
-        Some(Value::String(s)) if s == "id" => Ok(WrapFormat::Id),
-        Some(Value::String(s)) if s == "legacy" => Ok(WrapFormat::Legacy),
+        None | Some("id") => Ok(WrapFormat::Id),
+        Some("legacy") => Ok(WrapFormat::Legacy),
         Some(other) => Err(format!(
-            "Invalid {option} '{}': expected 'id' or 'legacy'",
-            shown(other)
+            "Invalid {option} '{other}': expected 'id' or 'legacy'"
         )),
     }
 }
@@ -183,7 +181,7 @@ mod tests {
         );
         assert!(err(json!({"secretProviders": 1})).starts_with("secretProviders: "));
         assert_eq!(
-            parse_wrap_format("format", Some(&json!("z"))).unwrap_err(),
+            parse_wrap_format("format", Some("z")).unwrap_err(),
             "Invalid format 'z': expected 'id' or 'legacy'"
         );
     }

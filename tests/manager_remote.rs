@@ -33,26 +33,6 @@ async fn call(h: &Harness, tool: &str, arguments: serde_json::Value) -> ToolCall
         .await
 }
 
-fn ok_text(outcome: ToolCallResult) -> String {
-    match outcome {
-        ToolCallResult {
-            text,
-            external: Some(_),
-        } => text,
-        other => panic!("expected a result, got {other:?}"),
-    }
-}
-
-fn err_text(outcome: ToolCallResult) -> String {
-    match outcome {
-        ToolCallResult {
-            text,
-            external: None,
-        } => text,
-        other => panic!("expected an error, got {other:?}"),
-    }
-}
-
 /// The `failed to start` error logged for server `name`.
 fn start_error(h: &Harness, name: &str) -> String {
     let prefix = format!("MCP server '{name}' failed to start: ");

@@ -147,8 +147,7 @@ pub struct WrapExternalContentOptions {
 }
 
 fn wrap_format(format: Option<&str>) -> Result<WrapFormat> {
-    let format = format.map(|f| Value::String(f.to_owned()));
-    parse_wrap_format("format", format.as_ref()).map_err(|e| Error::new(Status::InvalidArg, e))
+    parse_wrap_format("format", format).map_err(|e| Error::new(Status::InvalidArg, e))
 }
 
 /// The wrap options object; a missing or mistyped member is an error that says which.

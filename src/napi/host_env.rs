@@ -74,23 +74,26 @@ impl HostEnvironment for JsEnvironment {
     fn current(&self) -> Pin<Box<dyn Future<Output = EnvSource> + Send + '_>> {
         Box::pin(async move {
             let (tx, rx) = tokio::sync::oneshot::channel();
+            // The JS thread only reads; the text is parsed here.
             let status = self.read.call_with_return_value(
                 (),
                 ThreadsafeFunctionCallMode::NonBlocking,
                 move |text: Result<String>, _env| {
-                    let _ = tx.send(text.ok().and_then(|t| parse(&t)));
+                    let _ = tx.send(text.ok());
                     Ok(())
                 },
             );
             if status != Status::Ok {
                 return self.last();
             }
-            match tokio::time::timeout(READ_TIMEOUT, rx).await {
-                Ok(Ok(Some(env))) => {
+            let read = tokio::time::timeout(READ_TIMEOUT, rx).await;
+            let text = read.ok().and_then(|received| received.ok()).flatten();
+            match text.and_then(|t| parse(&t)) {
+                Some(env) => {
                     self.remember(&env);
                     env
                 }
-                _ => self.last(),
+                None => self.last(),
             }
         })
     }

@@ -84,17 +84,10 @@ fn optional_string_arg(
     value: Option<Unknown>,
 ) -> Result<Option<String>> {
     match value {
-        None => Ok(None),
-        Some(value) => match value.get_type()? {
-            ValueType::Undefined | ValueType::Null => Ok(None),
-            ValueType::String => Ok(Some(text::rust_string(unsafe { value.cast()? })?.0)),
-            _ => Err(Error::new(
-                Status::InvalidArg,
-                format!(
-                    "{function}: {name} must be a string, got {}",
-                    type_name(&value)
-                ),
-            )),
-        },
+        Some(value) if !matches!(value.get_type()?, ValueType::Undefined | ValueType::Null) => {
+            let text = string_arg(function, name, value)?;
+            Ok(Some(text::rust_string(text)?.0))
+        }
+        _ => Ok(None),
     }
 }

@@ -1,10 +1,10 @@
 //! The provider trait and the resolver that dispatches `secret://` references.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use secrecy::SecretString;
@@ -56,7 +56,14 @@ pub struct SecretResolver {
     /// The `secrets.providers` definitions installed, kept to rebuild providers for another
     /// environment ([`Self::for_env`]).
     definitions: ProviderDefinitions,
+    /// The last resolver [`Self::for_env`] built, and for which variables: starts that see the
+    /// same environment share it, and with it its providers' credential and token caches.
+    /// Shared by clones.
+    for_env_cache: Arc<Mutex<Option<DerivedResolver>>>,
 }
+
+/// A resolver rebuilt for a fixed set of variables.
+type DerivedResolver = (Arc<BTreeMap<String, String>>, Arc<SecretResolver>);
 
 impl Default for SecretResolver {
     fn default() -> Self {
@@ -94,6 +101,7 @@ impl SecretResolver {
             env: EnvSource::Process,
             redactor: None,
             definitions: ProviderDefinitions::default(),
+            for_env_cache: Arc::default(),
         }
     }
 
@@ -141,13 +149,21 @@ impl SecretResolver {
     /// The same resolver reading `env` instead: the built-in providers (`env`, `file`, `aws`,
     /// `gcp`, `vault`, `exec` with this resolver's definitions) are rebuilt for it; providers
     /// registered under other names, the deadline and the redactor are kept.
-    /// [`EnvSource::Process`] means the host has no view of its own: a plain copy, reading
-    /// whatever this resolver was built to read.
-    pub fn for_env(&self, env: EnvSource) -> Self {
-        if let EnvSource::Process = env {
-            return self.clone();
+    /// [`EnvSource::Process`] means the host has no view of its own: this resolver, reading
+    /// whatever it was built to read. The last one built is reused while the variables are
+    /// the same, so its providers' caches (AWS credentials, GCP tokens, Vault mounts) live on
+    /// across starts.
+    pub fn for_env(self: &Arc<Self>, env: EnvSource) -> Arc<Self> {
+        let EnvSource::Fixed(vars) = env else {
+            return Arc::clone(self);
+        };
+        let mut cache = self.for_env_cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, resolver)) = cache.as_ref()
+            && (Arc::ptr_eq(seen, &vars) || **seen == *vars)
+        {
+            return Arc::clone(resolver);
         }
-        let mut rebuilt = Self::with_default_providers_in(env)
+        let mut rebuilt = Self::with_default_providers_in(EnvSource::Fixed(vars.clone()))
             .with_provider_definitions(self.definitions.clone())
             .with_timeout(self.timeout);
         rebuilt.redactor = self.redactor.clone();
@@ -156,6 +172,8 @@ impl SecretResolver {
                 rebuilt.register_arc(provider.clone());
             }
         }
+        let rebuilt = Arc::new(rebuilt);
+        *cache = Some((vars, Arc::clone(&rebuilt)));
         rebuilt
     }
 
@@ -356,5 +374,28 @@ impl SecretResolver {
                 (key.clone(), value)
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod for_env_tests {
+    use super::*;
+
+    #[test]
+    fn starts_that_see_the_same_environment_share_one_resolver() {
+        let base = Arc::new(SecretResolver::with_default_providers());
+        let vars = || EnvSource::fixed([("A", "1"), ("HOME", "/h")]);
+        let first = base.for_env(vars());
+        // Equal variables in a new map (each start reads process.env afresh): the same one.
+        assert!(Arc::ptr_eq(&first, &base.for_env(vars())));
+        // Other variables: a new one, which is then the one kept.
+        let other = base.for_env(EnvSource::fixed([("A", "2")]));
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert!(Arc::ptr_eq(
+            &other,
+            &base.for_env(EnvSource::fixed([("A", "2")]))
+        ));
+        // No view of its own: the base itself.
+        assert!(Arc::ptr_eq(&base, &base.for_env(EnvSource::Process)));
     }
 }

@@ -37,6 +37,7 @@ pub enum InitFailure {
 }
 
 /// What a connection needs besides its transport.
+#[derive(Clone)]
 pub struct SessionSetup {
     pub handler: SessionHandler,
     pub progress: Arc<ProgressRouter>,

@@ -34,7 +34,7 @@ pub(super) struct Connected {
 /// resolver, the manager's shutdown.
 pub(super) struct Attempt<'a> {
     pub env: EnvSource,
-    pub resolver: &'a SecretResolver,
+    pub resolver: &'a Arc<SecretResolver>,
     pub shutdown: &'a CancellationToken,
     pub tools_changed: Arc<Notify>,
 }
@@ -61,26 +61,17 @@ pub(super) async fn connect(
     let (session, transport) = match config.transport {
         TransportKind::Stdio => {
             let inherit = match &attempt.env {
-                EnvSource::Fixed(vars) => Some(vars.clone()),
+                EnvSource::Fixed(vars) => Some(&**vars),
                 EnvSource::Process => None,
             };
-            let session = connect_stdio(
-                server,
-                inherit.as_deref(),
-                &secrets.env,
-                setup,
-                attempt.shutdown,
-            )
-            .await?;
+            let session =
+                connect_stdio(server, inherit, &secrets.env, setup, attempt.shutdown).await?;
             (session, "stdio")
         }
-        TransportKind::Http | TransportKind::Sse => {
-            let remote = tokio::select! {
-                remote = connect_remote(server, &secrets.headers, setup) => remote?,
-                _ = attempt.shutdown.cancelled() => return Err(ConnectError::Shutdown),
-            };
-            remote
-        }
+        TransportKind::Http | TransportKind::Sse => tokio::select! {
+            remote = connect_remote(server, &secrets.headers, setup) => remote?,
+            _ = attempt.shutdown.cancelled() => return Err(ConnectError::Shutdown),
+        },
     };
     let grace = server.options.shutdown_grace;
     let listed = tokio::select! {
@@ -230,12 +221,7 @@ async fn connect_remote(
         let session = connect_sse(server, &target, client, headers, setup).await?;
         return Ok((session, "sse"));
     }
-    let fallback = SessionSetup {
-        handler: setup.handler.clone(),
-        progress: setup.progress.clone(),
-        lost: None,
-        deadline: setup.deadline,
-    };
+    let fallback = setup.clone();
     let (worker, http) = http::open(HttpSpec {
         server: &config.name,
         target: &target,

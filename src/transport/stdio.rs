@@ -68,6 +68,19 @@ impl StderrTail {
     }
 }
 
+/// Whether a line of `read`, the first one continuing `open` bytes already read, is longer
+/// than `max`.
+fn has_line_over(open: usize, read: &[u8], max: usize) -> bool {
+    let mut open = open;
+    for line in read.split(|&b| b == b'\n') {
+        if open + line.len() > max {
+            return true;
+        }
+        open = 0;
+    }
+    false
+}
+
 /// A running server process (the leader of its own process group), owned: dropping it
 /// without [`Self::terminate`] still stops and unregisters the whole group.
 pub struct ServerProcess {
@@ -131,32 +144,15 @@ impl tokio::io::AsyncRead for BoundedStdout {
         let this = &mut *self;
         std::task::ready!(std::pin::Pin::new(&mut this.inner).poll_read(cx, buf))?;
         let read = &buf.filled()[before..];
-        let over = if this.open_line + read.len() <= this.max_line {
-            // No line of this read can be over the limit: only where the open line starts matters.
+        // Only a read that could reach the limit needs its lines measured.
+        let over = this.open_line + read.len() > this.max_line
+            && has_line_over(this.open_line, read, this.max_line);
+        if !over {
             this.open_line = match memchr::memrchr(b'\n', read) {
                 Some(i) => read.len() - i - 1,
                 None => this.open_line + read.len(),
             };
-            false
         } else {
-            let mut open = this.open_line;
-            let mut over = false;
-            for line in read.split(|&b| b == b'\n') {
-                if open + line.len() > this.max_line {
-                    over = true;
-                    break;
-                }
-                open = 0;
-            }
-            if !over {
-                this.open_line = match memchr::memrchr(b'\n', read) {
-                    Some(i) => read.len() - i - 1,
-                    None => this.open_line + read.len(),
-                };
-            }
-            over
-        };
-        if over {
             this.ended = true;
             this.fault.set(format!(
                 "the server sent a message larger than the {}-byte limit; the session was ended",

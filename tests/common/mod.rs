@@ -8,6 +8,7 @@ use openclaw_mcp_native::config::{McpConfig, ServerConfig};
 use openclaw_mcp_native::log::{Level, Log, LogSink};
 use openclaw_mcp_native::manager::{Manager, ManagerOptions};
 use openclaw_mcp_native::secrets::{Redactor, SecretResolver};
+use openclaw_mcp_native::tool_result::ToolCallResult;
 
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -545,5 +546,27 @@ pub async fn eventually(within: std::time::Duration, mut check: impl FnMut() -> 
             return false;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The text of a successful tool call (panics on a failure).
+pub fn ok_text(outcome: ToolCallResult) -> String {
+    match outcome {
+        ToolCallResult {
+            text,
+            external: Some(_),
+        } => text,
+        other => panic!("expected a result, got {other:?}"),
+    }
+}
+
+/// The text of a failed tool call (panics on a success).
+pub fn err_text(outcome: ToolCallResult) -> String {
+    match outcome {
+        ToolCallResult {
+            text,
+            external: None,
+        } => text,
+        other => panic!("expected an error, got {other:?}"),
     }
 }
