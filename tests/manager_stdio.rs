@@ -369,3 +369,64 @@ async fn a_message_over_the_stdio_limit_fails_the_call_at_once_and_ends_the_sess
     assert!(echo.external.is_some(), "{echo:?}");
     h.manager.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_nested_too_deep_fails_its_call_at_once_and_the_session_goes_on() {
+    // Issue 12: rmcp drops a line its JSON parser cannot take (nested beyond 127 levels) and
+    // reads on, so the call waited for its whole toolTimeout. Now the answer becomes an error
+    // for the same id; the stream is intact, so the session stays.
+    let mut s = fault_server("f", &["--raw-answers"]);
+    s.tool_timeout_ms = 30_000;
+    let h = Harness::new(vec![s]);
+    h.manager.start().await;
+    assert_eq!(h.manager.status()[0].status, Status::Ready, "{}", h.dump());
+
+    for depth in [100_000, 200] {
+        let started = Instant::now();
+        let args = json!({ "depth": depth }).as_object().cloned();
+        let outcome = h
+            .manager
+            .execute(0, "deep", "", args, &CancellationToken::new(), None)
+            .await;
+        let took = started.elapsed();
+        assert_eq!(
+            err_text(outcome),
+            "MCP tool error (f/deep): MCP error -32700: the server's response is nested more than \
+             127 levels deep, deeper than this client parses"
+        );
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+    }
+    // Just under the limit still parses (the result's own two levels plus the nest).
+    let args = json!({ "depth": 120 }).as_object().cloned();
+    let outcome = h
+        .manager
+        .execute(0, "deep", "", args, &CancellationToken::new(), None)
+        .await;
+    assert_eq!(ok_text(outcome).contains("deep"), true);
+    assert_eq!(h.manager.status()[0].status, Status::Ready);
+    assert_eq!(
+        h.dump().matches("MCP server 'f' connected").count(),
+        1,
+        "{}",
+        h.dump()
+    );
+    h.manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_with_invalid_utf8_arrives_decoded_lossily() {
+    // Issue 12: rmcp dropped a line that was not UTF-8, so the call waited for its timeout.
+    // The TypeScript SDK decodes such bytes as U+FFFD, and so does this package now.
+    let mut s = fault_server("f", &["--raw-answers"]);
+    s.tool_timeout_ms = 30_000;
+    let h = Harness::new(vec![s]);
+    h.manager.start().await;
+    let started = Instant::now();
+    let outcome = h
+        .manager
+        .execute(0, "bad_utf8", "", None, &CancellationToken::new(), None)
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(ok_text(outcome).contains("caf\u{FFFD}(\u{FFFD}!"));
+    h.manager.shutdown().await;
+}

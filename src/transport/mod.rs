@@ -9,3 +9,4 @@ pub mod orphan_guard;
 pub mod sse;
 pub mod sse_events;
 pub mod stdio;
+pub mod stdio_lines;

@@ -19,6 +19,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use super::orphan_guard;
+use super::stdio_lines::CheckedLines;
+pub use super::stdio_lines::StreamFault;
 use crate::log::Log;
 
 /// Lines of stderr kept for error messages.
@@ -68,19 +70,6 @@ impl StderrTail {
     }
 }
 
-/// Whether a line of `read`, the first one continuing `open` bytes already read, is longer
-/// than `max`.
-fn has_line_over(open: usize, read: &[u8], max: usize) -> bool {
-    let mut open = open;
-    for line in read.split(|&b| b == b'\n') {
-        if open + line.len() > max {
-            return true;
-        }
-        open = 0;
-    }
-    false
-}
-
 /// A running server process (the leader of its own process group), owned: dropping it
 /// without [`Self::terminate`] still stops and unregisters the whole group.
 pub struct ServerProcess {
@@ -94,75 +83,7 @@ pub struct ServerProcess {
     fault: StreamFault,
 }
 
-pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, BoundedStdout, ChildStdin>;
-
-/// Why a server's output stream can no longer be trusted, once it cannot. Shared by the server's
-/// handle (to tell a call that failed with the connection why) and each process spawned for it.
-#[derive(Clone, Default)]
-pub struct StreamFault(Arc<Mutex<Option<String>>>);
-
-impl StreamFault {
-    pub fn get(&self) -> Option<String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    fn set(&self, why: String) {
-        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(why);
-        }
-    }
-
-    fn clear(&self) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
-    }
-}
-
-/// The server's stdout, ended at the first line longer than the limit: a message that large
-/// cannot be framed, and everything after it belongs to it, so the session must end (rmcp's
-/// own bound drops the line and reads on, leaving the call that waits for it hanging and the
-/// next answer swallowed). The reason is recorded in the [`StreamFault`].
-pub struct BoundedStdout {
-    inner: ChildStdout,
-    max_line: usize,
-    /// Bytes read since the last newline.
-    open_line: usize,
-    fault: StreamFault,
-    ended: bool,
-}
-
-impl tokio::io::AsyncRead for BoundedStdout {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        if self.ended {
-            return std::task::Poll::Ready(Ok(()));
-        }
-        let before = buf.filled().len();
-        let this = &mut *self;
-        std::task::ready!(std::pin::Pin::new(&mut this.inner).poll_read(cx, buf))?;
-        let read = &buf.filled()[before..];
-        // Only a read that could reach the limit needs its lines measured.
-        let over = this.open_line + read.len() > this.max_line
-            && has_line_over(this.open_line, read, this.max_line);
-        if !over {
-            this.open_line = match memchr::memrchr(b'\n', read) {
-                Some(i) => read.len() - i - 1,
-                None => this.open_line + read.len(),
-            };
-        } else {
-            this.ended = true;
-            this.fault.set(format!(
-                "the server sent a message larger than the {}-byte limit; the session was ended",
-                this.max_line
-            ));
-            buf.set_filled(before);
-        }
-        std::task::Poll::Ready(Ok(()))
-    }
-}
+pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, CheckedLines<ChildStdout>, ChildStdin>;
 
 /// Spawns the server and returns the process and the JSON-RPC transport over its stdio.
 pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess, StdioTransport)> {
@@ -205,13 +126,7 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
         spec.server.to_owned(),
     ));
     spec.fault.clear();
-    let stdout = BoundedStdout {
-        inner: stdout,
-        max_line: spec.max_message_bytes,
-        open_line: 0,
-        fault: spec.fault.clone(),
-        ended: false,
-    };
+    let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone());
     // rmcp's own bound (which drops the line and reads on) is never reached: the line ends the
     // stream first. Its limit counts the newline, ours does not.
     let transport = AsyncRwTransport::new_client(stdout, stdin)

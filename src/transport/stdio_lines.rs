@@ -1,0 +1,451 @@
+//! A stdio server's output, cut into lines and checked before rmcp parses them.
+//!
+//! rmcp drops every line it cannot parse and reads on, which is right for the log lines some
+//! servers print to stdout, but it leaves a call whose answer was dropped waiting for its
+//! timeout. So each line is checked here first, and only the three things that can go wrong
+//! with an answer the server did send are acted on:
+//!
+//! - **Too long** (over the message limit): a message that large cannot be framed and what
+//!   follows belongs to it, so the stream ends and the reason goes to the [`StreamFault`]; every
+//!   call in flight then fails naming the limit and the restart policy takes over.
+//! - **Not UTF-8**: decoded lossily (U+FFFD for each bad sequence), as Node's stream decoding
+//!   in the TypeScript SDK does, instead of dropped.
+//! - **Nested deeper than the JSON parser goes** ([`MAX_NESTING`]): a response is replaced by
+//!   an error response to the same id naming the limit, so its call fails at once; a request
+//!   or notification is dropped, as rmcp would.
+//!
+//! The checks cost one UTF-8 validation per line and, only for a line with more brackets than
+//! the nesting limit, one structural scan.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, ReadBuf};
+
+/// The deepest nesting serde_json parses (its recursion limit of 128 counts the level that
+/// fails): rmcp drops a line nested deeper. A test below ties this to rmcp's parser.
+pub const MAX_NESTING: usize = 127;
+
+/// Bytes read from the server at a time (a Linux pipe's default capacity).
+const CHUNK: usize = 64 * 1024;
+
+/// An id longer than this is not copied into a synthetic error response.
+const MAX_ID_BYTES: usize = 256;
+
+/// Why a server's output stream can no longer be trusted, once it cannot. Shared by the server's
+/// handle (to tell a call that failed with the connection why) and each process spawned for it.
+#[derive(Clone, Default)]
+pub struct StreamFault(Arc<Mutex<Option<String>>>);
+
+impl StreamFault {
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set(&self, why: String) {
+        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(why);
+        }
+    }
+
+    pub(crate) fn clear(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// The server's stdout as checked lines (see the module docs). Ends at the first line longer
+/// than `max_line` bytes (the newline not counted), recording why in the [`StreamFault`].
+pub struct CheckedLines<R> {
+    inner: R,
+    max_line: usize,
+    fault: StreamFault,
+    /// Bytes read from the server, not yet looked at.
+    chunk: Box<[u8]>,
+    /// The line being read: no newline yet.
+    line: Vec<u8>,
+    /// Checked lines waiting for the reader, and how much of them it has taken.
+    ready: Vec<u8>,
+    served: usize,
+    /// The server closed its end (what is left of an unterminated line is dropped, as rmcp does).
+    eof: bool,
+    /// A line went over the limit: nothing more is passed on.
+    ended: bool,
+}
+
+impl<R> CheckedLines<R> {
+    pub fn new(inner: R, max_line: usize, fault: StreamFault) -> Self {
+        Self {
+            inner,
+            max_line,
+            fault,
+            chunk: vec![0; CHUNK].into_boxed_slice(),
+            line: Vec::new(),
+            ready: Vec::new(),
+            served: 0,
+            eof: false,
+            ended: false,
+        }
+    }
+
+    /// Takes `read` bytes from `chunk` into lines; false once a line went over the limit.
+    fn take_chunk(&mut self, read: usize) -> bool {
+        let mut rest = &self.chunk[..read];
+        while let Some(newline) = memchr::memchr(b'\n', rest) {
+            let (part, after) = rest.split_at(newline);
+            rest = &after[1..];
+            if self.line.len() + part.len() > self.max_line {
+                return false;
+            }
+            if self.line.is_empty() {
+                push_checked(&mut self.ready, part);
+            } else {
+                self.line.extend_from_slice(part);
+                let line = std::mem::take(&mut self.line);
+                push_checked(&mut self.ready, &line);
+                // Keep the allocation for the next long line.
+                self.line = line;
+                self.line.clear();
+            }
+        }
+        if self.line.len() + rest.len() > self.max_line {
+            return false;
+        }
+        self.line.extend_from_slice(rest);
+        true
+    }
+
+    fn end_over_limit(&mut self) {
+        self.ended = true;
+        self.line = Vec::new();
+        self.fault.set(format!(
+            "the server sent a message larger than the {}-byte limit; the session was ended",
+            self.max_line
+        ));
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        loop {
+            if this.served < this.ready.len() {
+                let take = (this.ready.len() - this.served).min(buf.remaining());
+                buf.put_slice(&this.ready[this.served..this.served + take]);
+                this.served += take;
+                if this.served == this.ready.len() {
+                    this.ready.clear();
+                    this.served = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            if this.ended || this.eof {
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = ReadBuf::new(&mut this.chunk);
+            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut chunk))?;
+            let read = chunk.filled().len();
+            if read == 0 {
+                this.eof = true;
+                this.line = Vec::new();
+            } else if !this.take_chunk(read) {
+                this.end_over_limit();
+            }
+        }
+    }
+}
+
+/// Appends `line` and a newline to `out`, or what stands in for it (see the module docs).
+fn push_checked(out: &mut Vec<u8>, line: &[u8]) {
+    let repaired;
+    let line = match std::str::from_utf8(line) {
+        Ok(_) => line,
+        Err(_) => {
+            repaired = String::from_utf8_lossy(line).into_owned();
+            repaired.as_bytes()
+        }
+    };
+    if may_nest_deeper(line, MAX_NESTING) {
+        let shape = scan(line);
+        if shape.depth > MAX_NESTING {
+            match shape.id {
+                Some(id) if !shape.has_method => {
+                    push_nesting_error(out, &line[id]);
+                }
+                // A request or notification nobody can answer, or nothing to answer.
+                _ => {}
+            }
+            return;
+        }
+    }
+    out.extend_from_slice(line);
+    out.push(b'\n');
+}
+
+fn push_nesting_error(out: &mut Vec<u8>, id: &[u8]) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id);
+    out.extend_from_slice(
+        format!(
+            r#","error":{{"code":-32700,"message":"the server's response is nested more than {MAX_NESTING} levels deep, deeper than this client parses"}}}}"#
+        )
+        .as_bytes(),
+    );
+    out.push(b'\n');
+}
+
+/// Whether `line` has more opening brackets than `limit` (inside strings too): only then can it
+/// nest deeper. Fast: a vectorised count.
+fn may_nest_deeper(line: &[u8], limit: usize) -> bool {
+    memchr::memchr2_iter(b'{', b'[', line).nth(limit).is_some()
+}
+
+/// What the structural scan of one line found.
+#[derive(Debug, Default, PartialEq)]
+struct Shape {
+    /// The deepest nesting reached.
+    depth: usize,
+    /// Where the raw value of the top-level `"id"` member is, if it is a string or a scalar of
+    /// at most [`MAX_ID_BYTES`].
+    id: Option<std::ops::Range<usize>>,
+    /// The top-level object has a `"method"` member (a request or a notification).
+    has_method: bool,
+}
+
+/// One pass over a line's JSON structure: nesting depth and the top-level `id` and `method`.
+/// It does not validate; on bad JSON it reports what it saw.
+fn scan(line: &[u8]) -> Shape {
+    let mut shape = Shape::default();
+    let mut depth = 0usize;
+    // At depth 1 in an object: the next string is a key.
+    let mut expect_key = false;
+    // The top-level key whose value comes next.
+    let mut key: Option<std::ops::Range<usize>> = None;
+    let mut i = 0;
+    while i < line.len() {
+        match line[i] {
+            b'"' => {
+                let end = string_end(line, i + 1);
+                if depth == 1 {
+                    if expect_key {
+                        key = Some(i + 1..end);
+                        expect_key = false;
+                    } else if let Some(k) = key.take() {
+                        top_level_value(&mut shape, &line[k], i..(end + 1).min(line.len()));
+                    }
+                }
+                i = end + 1;
+                continue;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                shape.depth = shape.depth.max(depth);
+                expect_key = depth == 1 && line[i] == b'{';
+                if depth == 2 {
+                    if let Some(k) = key.take() {
+                        if &line[k] == b"method" {
+                            shape.has_method = true;
+                        }
+                    }
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => {
+                expect_key = true;
+                key = None;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' | b':' => {}
+            _ if depth == 1 => {
+                // A scalar value: up to the next delimiter.
+                let start = i;
+                while i < line.len()
+                    && !matches!(line[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\r')
+                {
+                    i += 1;
+                }
+                if let Some(k) = key.take() {
+                    top_level_value(&mut shape, &line[k], start..i);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    shape
+}
+
+fn top_level_value(shape: &mut Shape, key: &[u8], value: std::ops::Range<usize>) {
+    match key {
+        b"id" if value.len() <= MAX_ID_BYTES => shape.id = Some(value),
+        b"method" => shape.has_method = true,
+        _ => {}
+    }
+}
+
+/// The index of the quote closing a string whose contents start at `from` (or the line's end).
+fn string_end(line: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(at) = memchr::memchr2(b'"', b'\\', &line[i.min(line.len())..]) {
+        let at = i + at;
+        if line[at] == b'"' {
+            return at;
+        }
+        i = at + 2;
+    }
+    line.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    fn nested(depth: usize, id_first: bool) -> String {
+        let body = format!("{}1{}", "[".repeat(depth - 2), "]".repeat(depth - 2));
+        if id_first {
+            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{{"x":{body}}}}}"#)
+        } else {
+            format!(r#"{{"result":{{"x":{body}}},"jsonrpc":"2.0","id":"a\"b"}}"#)
+        }
+    }
+
+    fn checked(input: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in input.split_inclusive(|&b| b == b'\n') {
+            push_checked(&mut out, line.strip_suffix(b"\n").unwrap_or(line));
+        }
+        out
+    }
+
+    #[test]
+    fn the_nesting_limit_is_the_parsers() {
+        type Rx = rmcp::model::ServerJsonRpcMessage;
+        assert!(serde_json::from_str::<Rx>(&nested(MAX_NESTING, true)).is_ok());
+        assert!(serde_json::from_str::<Rx>(&nested(MAX_NESTING + 1, true)).is_err());
+    }
+
+    #[test]
+    fn a_response_too_deep_becomes_an_error_for_its_id() {
+        for (id_first, id) in [
+            (true, serde_json::json!(7)),
+            (false, serde_json::json!("a\"b")),
+        ] {
+            let out = checked(nested(100_000, id_first).as_bytes());
+            let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(reply["id"], id);
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(message.contains("nested more than 127 levels"), "{message}");
+        }
+        // At the limit the line passes unchanged.
+        let ok = nested(MAX_NESTING, true);
+        assert_eq!(checked(ok.as_bytes()), format!("{ok}\n").into_bytes());
+    }
+
+    #[test]
+    fn a_request_or_notification_too_deep_is_dropped() {
+        let deep = "[".repeat(200);
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{deep}}}"#
+        );
+        let note = format!(
+            r#"{{"params":{{"x":{deep}}},"method":"notifications/progress","jsonrpc":"2.0"}}"#
+        );
+        assert!(checked(request.as_bytes()).is_empty());
+        assert!(checked(note.as_bytes()).is_empty());
+        // Brackets inside strings do not count as nesting.
+        let quoted = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"t":"{deep}\\\"{deep}"}}}}"#);
+        assert_eq!(
+            checked(quoted.as_bytes()),
+            format!("{quoted}\n").into_bytes()
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_decoded_lossily() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"a\xff\xfeb\xe2\x82\"}}\n";
+        let out = checked(line);
+        let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(reply["result"]["t"], "a\u{FFFD}\u{FFFD}b\u{FFFD}");
+    }
+
+    #[test]
+    fn scan_finds_top_level_members_only() {
+        let line = br#"{"params":{"id":5,"method":"x"},"id" : "q" ,"result":[{"method":1}]}"#;
+        let shape = scan(line);
+        assert_eq!(&line[shape.id.clone().unwrap()], br#""q""#);
+        assert!(!shape.has_method);
+        assert_eq!(shape.depth, 3);
+        let shape = scan(br#"{"id":-12.5e3,"method":{"a":1}}"#);
+        assert_eq!(shape.id, Some(6..13));
+        assert!(shape.has_method);
+    }
+
+    async fn read_all(input: Vec<u8>, max: usize, chunk_reads: usize) -> (Vec<u8>, Option<String>) {
+        let fault = StreamFault::default();
+        // A reader that hands out `chunk_reads` bytes at a time, as a pipe may.
+        let reader = tokio_test_reader(input, chunk_reads);
+        let mut lines = CheckedLines::new(reader, max, fault.clone());
+        let mut out = Vec::new();
+        lines.read_to_end(&mut out).await.unwrap();
+        (out, fault.get())
+    }
+
+    /// A reader that hands out at most `step` bytes per read, as a pipe may.
+    fn tokio_test_reader(input: Vec<u8>, step: usize) -> impl AsyncRead + Unpin {
+        struct Dribble(std::io::Cursor<Vec<u8>>, usize);
+        impl AsyncRead for Dribble {
+            fn poll_read(
+                mut self: Pin<&mut Self>,
+                _cx: &mut Context<'_>,
+                buf: &mut ReadBuf<'_>,
+            ) -> Poll<std::io::Result<()>> {
+                let at = self.0.position() as usize;
+                let data = self.0.get_ref();
+                let take = (data.len() - at).min(self.1).min(buf.remaining());
+                buf.put_slice(&data[at..at + take]);
+                self.0.set_position((at + take) as u64);
+                Poll::Ready(Ok(()))
+            }
+        }
+        Dribble(std::io::Cursor::new(input), step)
+    }
+
+    #[tokio::test]
+    async fn lines_split_across_reads_arrive_whole_and_checked() {
+        let deep = nested(1000, false);
+        let input = format!("log line\n{{\"a\":1}}\n{deep}\n{{\"b\":\"\u{e9}\"}}\nunterminated");
+        for step in [1, 3, 7, 4096, usize::MAX / 2] {
+            let step = step.min(input.len());
+            let (out, fault) = read_all(input.clone().into_bytes(), 10_000, step).await;
+            let text = String::from_utf8(out).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 4, "step {step}: {text}");
+            assert_eq!(lines[0], "log line");
+            assert_eq!(lines[1], "{\"a\":1}");
+            assert!(lines[2].contains("\"error\""), "{}", lines[2]);
+            assert_eq!(lines[3], "{\"b\":\"\u{e9}\"}");
+            assert_eq!(fault, None);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_line_over_the_limit_ends_the_stream_naming_it() {
+        let input = format!("{{\"a\":1}}\n{}\n{{\"b\":2}}\n", "x".repeat(101)).into_bytes();
+        for step in [1, 50, 1000] {
+            let (out, fault) = read_all(input.clone(), 100, step).await;
+            assert_eq!(out, b"{\"a\":1}\n");
+            assert!(fault.unwrap().contains("larger than the 100-byte limit"));
+        }
+        // Exactly at the limit passes.
+        let at = format!("{}\n", "y".repeat(100));
+        let (out, fault) = read_all(at.clone().into_bytes(), 100, 33).await;
+        assert_eq!(out, at.into_bytes());
+        assert_eq!(fault, None);
+    }
+}
