@@ -51,6 +51,9 @@ export interface McpServerConfig {
   caFile?: string
   /** http: retry as legacy SSE when the server turns out to be SSE-only. Default true. */
   sseFallback?: boolean
+  /** The most tools taken from the server's listing (after `toolFilter`); the rest are
+   *  dropped with a warning. Default 10000. */
+  maxTools?: number
 }
 
 export interface McpConfig {

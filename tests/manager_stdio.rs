@@ -430,3 +430,65 @@ async fn a_result_with_invalid_utf8_arrives_decoded_lossily() {
     assert!(ok_text(outcome).contains("caf\u{FFFD}(\u{FFFD}!"));
     h.manager.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_tools_bounds_a_huge_listing_and_stops_asking_for_pages() {
+    // Issue 12: a server listing 100,000 tools cost the host about 1 GB. Now at most
+    // `maxTools` (default 10,000) are taken, with a warning, and no further page is asked for.
+    let log = temp_dir("max-tools").join("requests.log");
+    let log = log.to_str().unwrap();
+    let mut unpaged = fault_server("a", &["--tools", "50"]);
+    unpaged.max_tools = 20;
+    let mut paged = fault_server(
+        "b",
+        &["--tools", "50", "--page-size", "10", "--request-log", log],
+    );
+    paged.max_tools = 20;
+    let h = Harness::new(vec![unpaged, paged]);
+    h.manager.start().await;
+    let status = h.manager.status();
+    assert_eq!((status[0].tool_count, status[1].tool_count), (20, 20), "{}", h.dump());
+    assert!(
+        h.logged(
+            Level::Warn,
+            "MCP server 'a' lists 65 tools, more than its maxTools (20): only the first 20 are offered"
+        ),
+        "{}",
+        h.dump()
+    );
+    assert!(
+        h.logged(
+            Level::Warn,
+            "MCP server 'b' lists more than 20 tools, more than its maxTools (20): only the first 20 are offered"
+        ),
+        "{}",
+        h.dump()
+    );
+    let requests = std::fs::read_to_string(log).unwrap();
+    assert_eq!(requests.matches("tools/list").count(), 2, "{requests}");
+    // The first tools in the server's order are the ones kept, and they work.
+    let tools = h.manager.agent_tools();
+    assert_eq!(tools.len(), 40);
+    assert_eq!(tools[0].tool.mcp_name, "echo");
+    h.manager.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_list_pagination_that_never_advances_fails_the_start() {
+    // Issue 12: a server answering every page with the same cursor kept the start busy until
+    // its connect timeout.
+    let mut s = fault_server("f", &["--page-size", "5", "--stuck-cursor"]);
+    s.timeout_ms = 20_000;
+    s.restart_on_crash = false;
+    let h = Harness::new(vec![s]);
+    let started = Instant::now();
+    h.manager.start().await;
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(h.manager.status()[0].status, Status::Error, "{}", h.dump());
+    assert!(
+        h.dump().contains("tools/list pagination does not advance (cursor '5' after 2 pages)"),
+        "{}",
+        h.dump()
+    );
+    h.manager.shutdown().await;
+}

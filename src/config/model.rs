@@ -24,6 +24,11 @@ pub const DEFAULT_RESOURCE_REFRESH_MS: u64 = 300_000;
 pub const MAX_DURATION_MS: u64 = 86_400_000;
 /// Upper bound for `maxRestarts`.
 pub const MAX_RESTARTS_LIMIT: u32 = 1000;
+/// Default `maxTools`: far more than any agent can use, few enough that a server listing
+/// hundreds of thousands cannot take the host's memory or block its JS thread.
+pub const DEFAULT_MAX_TOOLS: u32 = 10_000;
+/// Upper bound for `maxTools`.
+pub const MAX_TOOLS_LIMIT: u32 = 1_000_000;
 
 /// Where a server default shows up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +60,7 @@ pub(crate) struct ServerDefault {
 /// [`DefaultScope::Schema`] entries into `data`. Keys without an entry (`command`,
 /// `args`, `env`, `cwd`, `url`, `headers`, `toolPrefix`, `toolFilter`, `caFile`)
 /// default to absent / empty.
-pub(crate) fn server_defaults() -> [ServerDefault; 11] {
+pub(crate) fn server_defaults() -> [ServerDefault; 12] {
     use DefaultScope::{Extension, Schema};
     let d = |key, value: Value, scope| ServerDefault { key, value, scope };
     [
@@ -74,6 +79,7 @@ pub(crate) fn server_defaults() -> [ServerDefault; 11] {
             Schema,
         ),
         d("sseFallback", Value::Bool(true), Extension),
+        d("maxTools", Value::from(DEFAULT_MAX_TOOLS), Extension),
     ]
 }
 
@@ -161,6 +167,9 @@ pub struct ServerConfig {
     pub ca_file: Option<String>,
     /// http: retry as legacy SSE when the first POST gets a 4xx typical of an SSE-only server.
     pub sse_fallback: bool,
+    /// The most tools taken from the server's listing (after `toolFilter`); the rest are
+    /// dropped with a warning, and no further page is asked for.
+    pub max_tools: u32,
 }
 
 impl ServerConfig {
@@ -191,6 +200,7 @@ impl ServerConfig {
             tool_filter: ToolFilter::default(),
             ca_file: None,
             sse_fallback: false,
+            max_tools: 0,
         }
     }
 
@@ -241,6 +251,7 @@ impl fmt::Debug for ServerConfig {
             .field("tool_filter", &self.tool_filter)
             .field("ca_file", &self.ca_file)
             .field("sse_fallback", &self.sse_fallback)
+            .field("max_tools", &self.max_tools)
             .finish()
     }
 }

@@ -12,8 +12,8 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, McpConfig, ServerConfig, TransportKind,
-    ValidatedConfig, server_defaults,
+    DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_TOOLS_LIMIT, McpConfig, ServerConfig,
+    TransportKind, ValidatedConfig, server_defaults,
 };
 use super::values::{display_value, excerpt, type_name};
 
@@ -170,6 +170,26 @@ fn check_count(path: &str, v: &Value, issues: &mut Issues) -> Option<u32> {
     }
 }
 
+fn check_max_tools(path: &str, v: &Value, issues: &mut Issues) -> Option<u32> {
+    let Value::Number(n) = v else {
+        issues.expected(path, "number", v);
+        return None;
+    };
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if !f.is_finite() || f < 1.0 || f.fract() != 0.0 {
+        issues.push(path, "Must be a positive integer");
+        None
+    } else if f > f64::from(MAX_TOOLS_LIMIT) {
+        issues.push(
+            path,
+            format_args!("Must be at most {MAX_TOOLS_LIMIT}, received {n}"),
+        );
+        None
+    } else {
+        Some(f as u32)
+    }
+}
+
 /// Checks the value of one server key at `path` and sets its field of `s`;
 /// `false` when `key` is not a server key. A bad value leaves the field as it was.
 fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut Issues) -> bool {
@@ -217,6 +237,7 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
             s.resource_refresh_ms = check_duration(p, val, issues).unwrap_or(s.resource_refresh_ms)
         }
         "maxRestarts" => s.max_restarts = check_count(p, val, issues).unwrap_or(s.max_restarts),
+        "maxTools" => s.max_tools = check_max_tools(p, val, issues).unwrap_or(s.max_tools),
         "toolFilter" => match super::tool_filter::parse_tool_filter(p, val) {
             Ok(filter) => s.tool_filter = filter,
             Err(found) => issues.0.extend(found),

@@ -23,19 +23,51 @@ type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 /// `EventTarget.addEventListener(type, listener, options)`.
 type AddEventListener<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, ()>;
 
-/// `getAgentTools()` for one set of tools: a JS function, compiled once per set, whose body is
-/// one array literal of every tool object. V8 clones an object literal from its boilerplate far
-/// faster than `JSON.parse` or napi can build it, so each call still returns fresh objects all
-/// the way down (`parameters` included) at a fraction of the cost. Every string and schema in
-/// the source is JSON text made by serde_json, which is valid JavaScript as is (ES2019); a
-/// schema with a `__proto__` key goes through `JSON.parse`, since a literal would set the
-/// prototype instead of the property.
+/// `getAgentTools()` for one set of tools. Made once per set: the names, labels and
+/// descriptions as JS strings and every schema as a parsed template, from one `JSON.parse` of a
+/// text serde_json wrote; each call then runs a small loop that makes fresh tool objects, each
+/// `parameters` a deep copy of its template (fresh all the way down). Cost and memory are
+/// linear in the listing and nothing is compiled per set: 100,000 tools take one parse and then
+/// a fraction of a microsecond per tool and schema node per call (docs/design.md).
 pub struct ToolFactory {
     /// What the factory was built for: the agent name, the server and the discovery's schema
     /// text (compared by pointer: every discovery makes new ones) of each tool.
     key: Vec<(String, usize, Arc<str>)>,
     build: FunctionRef<(), Unknown<'static>>,
 }
+
+/// `(call, data) => build`: `data` is the JSON text `[names, labels, descriptions, schemas]`.
+/// Only built-ins captured when it runs are used, so later changes to `JSON`, `Object` or
+/// `Array` by user code do not reach it; a `__proto__` key is defined, never assigned (an
+/// assignment would set the prototype).
+const BUILDER: &str = r#"(function (call, data) {
+  'use strict';
+  const all = JSON.parse(data), keys = Object.keys, isArray = Array.isArray, define = Object.defineProperty;
+  const names = all[0], labels = all[1], descriptions = all[2], schemas = all[3];
+  function copy(v) {
+    if (typeof v !== 'object' || v === null) return v;
+    if (isArray(v)) {
+      const a = [];
+      for (let i = 0; i < v.length; i++) a[i] = copy(v[i]);
+      return a;
+    }
+    const o = {}, ks = keys(v);
+    for (let j = 0; j < ks.length; j++) {
+      const k = ks[j];
+      if (k === '__proto__') define(o, k, { value: copy(v[k]), writable: true, enumerable: true, configurable: true });
+      else o[k] = copy(v[k]);
+    }
+    return o;
+  }
+  return function () {
+    const out = [];
+    for (let i = 0; i < names.length; i++) {
+      out[i] = { name: names[i], label: labels[i], description: descriptions[i], parameters: copy(schemas[i]),
+        execute: (a, b, c, d) => call(i, a, b, c, d) };
+    }
+    return out;
+  };
+})"#;
 
 impl ToolFactory {
     pub fn matches(&self, tools: &[AgentTool]) -> bool {
@@ -57,7 +89,7 @@ impl ToolFactory {
         settler: &Arc<Settler<CallResult>>,
         tools: Vec<AgentTool>,
     ) -> Result<Self> {
-        let source = factory_source(&tools);
+        let data = factory_data(&tools);
         let key = tools
             .iter()
             .map(|t| {
@@ -100,14 +132,17 @@ impl ToolFactory {
                 ),
             }
         })?;
-        let outer: Function<Unknown, Function<(), Unknown<'static>>> =
-            env.run_script(&source).map_err(|e| {
-                Error::new(
-                    e.status,
-                    format!("building the agent tools failed: {}", e.reason),
-                )
-            })?;
-        let build = outer.call(call.to_unknown())?;
+        let failed = |e: Error| {
+            Error::new(
+                e.status,
+                format!("building the agent tools failed: {}", e.reason),
+            )
+        };
+        let outer: Function<FnArgs<(Unknown, String)>, Function<(), Unknown<'static>>> =
+            env.run_script(BUILDER).map_err(failed)?;
+        let build = outer
+            .call(FnArgs::from((call.to_unknown(), data)))
+            .map_err(failed)?;
         Ok(Self {
             key,
             build: build.create_ref()?,
@@ -129,40 +164,44 @@ struct Route {
     agent_name: String,
 }
 
-fn factory_source(tools: &[AgentTool]) -> String {
-    fn string(out: &mut String, value: &str) {
-        // serde_json escapes quotes, backslashes and control characters; U+2028/U+2029 are
-        // legal in JS string literals since ES2019.
-        out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned()));
+/// `[names, labels, descriptions, schemas]` as one JSON text (each schema is already JSON).
+fn factory_data(tools: &[AgentTool]) -> String {
+    fn strings<'a>(out: &mut String, values: impl Iterator<Item = &'a str>) {
+        out.push('[');
+        for (i, value) in values.enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            // serde_json escapes quotes, backslashes and control characters.
+            out.push_str(&serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned()));
+        }
+        out.push(']');
     }
     let size: usize = tools
         .iter()
-        .map(|t| t.tool.parameters_json.len() + t.tool.description.len() + 2 * t.name.len() + 80)
+        .map(|t| {
+            t.tool.parameters_json.len()
+                + t.tool.description.len()
+                + t.tool.label.len()
+                + t.name.len()
+                + 12
+        })
         .sum();
-    let mut out = String::with_capacity(size + 64);
-    out.push_str("(function (call) { return function () { return [");
-    for (k, tool) in tools.iter().enumerate() {
-        if k > 0 {
+    let mut out = String::with_capacity(size + 16);
+    out.push('[');
+    strings(&mut out, tools.iter().map(|t| t.name.as_str()));
+    out.push(',');
+    strings(&mut out, tools.iter().map(|t| t.tool.label.as_str()));
+    out.push(',');
+    strings(&mut out, tools.iter().map(|t| t.tool.description.as_str()));
+    out.push_str(",[");
+    for (i, tool) in tools.iter().enumerate() {
+        if i > 0 {
             out.push(',');
         }
-        out.push_str("\n{name:");
-        string(&mut out, &tool.name);
-        out.push_str(",label:");
-        string(&mut out, &tool.tool.label);
-        out.push_str(",description:");
-        string(&mut out, &tool.tool.description);
-        out.push_str(",parameters:");
-        let schema = &*tool.tool.parameters_json;
-        if schema.contains("\"__proto__\"") {
-            out.push_str("JSON.parse(");
-            string(&mut out, schema);
-            out.push(')');
-        } else {
-            out.push_str(schema);
-        }
-        out.push_str(&format!(",execute:(a,b,c,d)=>call({k},a,b,c,d)}}"));
+        out.push_str(&tool.tool.parameters_json);
     }
-    out.push_str("]; }; })");
+    out.push_str("]]");
     out
 }
 

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use rmcp::model::PaginatedRequestParams;
 use rmcp::service::{Peer, RoleClient};
 use secrecy::SecretString;
 use tokio::sync::Notify;
@@ -323,34 +324,82 @@ async fn connect_sse(
     }
 }
 
-/// Every page of `tools/list`, minus what the server's `toolFilter` leaves out, bridged into
-/// agent tools (schema, label, description; the name is the manager's to assign). What the
-/// model will read (label, description, schema) passes the redactor, as results do: a server
-/// may describe a tool with a secret it was started with.
+/// A listing of this many tools or more leaves enough freed memory behind to hand back.
+const LARGE_LISTING: usize = 1000;
+
+/// The pages of `tools/list`, minus what the server's `toolFilter` leaves out, bridged into
+/// agent tools (schema, label, description; the name is the manager's to assign), at most
+/// `maxTools` of them: past that no further page is asked for and a warning says what was
+/// dropped. What the model will read (label, description, schema) passes the redactor, as
+/// results do: a server may describe a tool with a secret it was started with.
 pub(super) async fn list_tools(
     server: &Server,
     peer: &Peer<RoleClient>,
 ) -> Result<Vec<ToolEntry>, CallError> {
-    let tools = peer
-        .list_all_tools()
-        .await
-        .map_err(CallError::from_service)?;
     let config = &server.config;
+    let max = config.max_tools as usize;
     let redactor = server.log.redactor();
-    Ok(tools
-        .iter()
-        .filter(|tool| config.tool_filter.allows(&tool.name))
-        .map(|tool| {
-            let schema = serde_json::Value::Object((*tool.input_schema).clone());
-            let parameters = bridge::convert_schema(Some(&schema)).to_string();
-            let label = bridge::tool_label(&config.name, &tool.name);
-            let description = bridge::tool_description(&config.name, tool.description.as_deref());
-            ToolEntry {
-                mcp_name: tool.name.to_string(),
-                label: redactor.redact(&label).into_owned(),
-                description: redactor.redact(&description).into_owned(),
-                parameters_json: Arc::from(redactor.redact(&parameters).as_ref()),
+    let bridged = |tool: &rmcp::model::Tool| {
+        let schema = serde_json::Value::Object((*tool.input_schema).clone());
+        let parameters = bridge::convert_schema(Some(&schema)).to_string();
+        let label = bridge::tool_label(&config.name, &tool.name);
+        let description = bridge::tool_description(&config.name, tool.description.as_deref());
+        ToolEntry {
+            mcp_name: tool.name.to_string(),
+            label: redactor.redact(&label).into_owned(),
+            description: redactor.redact(&description).into_owned(),
+            parameters_json: Arc::from(redactor.redact(&parameters).as_ref()),
+        }
+    };
+    let mut entries = Vec::new();
+    let mut listed = 0usize;
+    let mut cursor: Option<String> = None;
+    let mut pages = 0usize;
+    let more_pages = loop {
+        let page = peer
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(cursor.clone()),
+            ))
+            .await
+            .map_err(CallError::from_service)?;
+        pages += 1;
+        for tool in page
+            .tools
+            .iter()
+            .filter(|t| config.tool_filter.allows(&t.name))
+        {
+            listed += 1;
+            if entries.len() < max {
+                entries.push(bridged(tool));
             }
-        })
-        .collect())
+        }
+        match page.next_cursor {
+            None => break false,
+            Some(_) if entries.len() >= max => break true,
+            // Each page must move on; a list of only empty pages ends at the same bound.
+            Some(next) if cursor.as_ref() == Some(&next) || pages > max => {
+                return Err(CallError::Protocol(format!(
+                    "tools/list pagination does not advance (cursor '{}' after {pages} pages)",
+                    next.chars().take(40).collect::<String>()
+                )));
+            }
+            next => cursor = next,
+        }
+    };
+    if more_pages || listed > max {
+        let count = if more_pages {
+            format!("more than {max}")
+        } else {
+            listed.to_string()
+        };
+        server.log.warn(&format!(
+            "MCP server '{}' lists {count} tools, more than its maxTools ({max}): only the first {max} are offered",
+            config.name
+        ));
+    }
+    entries.shrink_to_fit();
+    if listed >= LARGE_LISTING {
+        crate::heap::release_free_memory();
+    }
+    Ok(entries)
 }

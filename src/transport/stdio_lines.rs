@@ -102,11 +102,15 @@ impl<R> CheckedLines<R> {
                 push_checked(&mut self.ready, part);
             } else {
                 self.line.extend_from_slice(part);
-                let line = std::mem::take(&mut self.line);
-                push_checked(&mut self.ready, &line);
-                // Keep the allocation for the next long line.
-                self.line = line;
+                if self.ready.is_empty() && passes(&self.line) {
+                    // A long line that needs no change is handed over, not copied.
+                    self.line.push(b'\n');
+                    std::mem::swap(&mut self.ready, &mut self.line);
+                } else {
+                    push_checked(&mut self.ready, &self.line);
+                }
                 self.line.clear();
+                release_if_large(&mut self.line);
             }
         }
         if self.line.len() + rest.len() > self.max_line {
@@ -141,6 +145,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
                 if this.served == this.ready.len() {
                     this.ready.clear();
                     this.served = 0;
+                    release_if_large(&mut this.ready);
                 }
                 return Poll::Ready(Ok(()));
             }
@@ -158,6 +163,22 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
             }
         }
     }
+}
+
+/// An empty buffer that grew past this is freed rather than kept for the next line: an idle
+/// server holds no copy of the largest message it ever sent.
+const KEEP_CAPACITY: usize = 1 << 20;
+
+fn release_if_large(buf: &mut Vec<u8>) {
+    if buf.capacity() > KEEP_CAPACITY {
+        *buf = Vec::new();
+    }
+}
+
+/// Whether `line` passes unchanged.
+fn passes(line: &[u8]) -> bool {
+    std::str::from_utf8(line).is_ok()
+        && !(may_nest_deeper(line, MAX_NESTING) && scan(line).depth > MAX_NESTING)
 }
 
 /// Appends `line` and a newline to `out`, or what stands in for it (see the module docs).
