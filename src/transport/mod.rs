@@ -4,6 +4,8 @@
 //! takes its own small spec, never the config model.
 
 pub mod http;
+#[cfg(windows)]
+pub mod job_object;
 pub mod net;
 pub mod orphan_guard;
 pub mod sse;

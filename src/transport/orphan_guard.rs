@@ -254,8 +254,9 @@ mod imp {
 
 #[cfg(not(unix))]
 mod imp {
-    // Windows: a Job Object with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE is the equivalent; not built
-    // yet (docs/compatibility.md says so).
+    // Windows: each server's tree is in a kill-on-close Job Object whose only handle this
+    // process holds (`super::super::job_object`), so the system kills the tree when the host
+    // dies; there is nothing for a guard to do.
     pub fn pid() -> Option<i32> {
         None
     }

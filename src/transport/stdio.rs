@@ -81,6 +81,9 @@ pub struct ServerProcess {
     /// `terminate` ran: nothing is left for `Drop` to do.
     released: bool,
     fault: StreamFault,
+    /// Windows: the job holding the server's tree (dropping it kills the tree).
+    #[cfg(windows)]
+    tree: Option<super::job_object::ServerTree>,
 }
 
 pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, CheckedLines<ChildStdout>, ChildStdin>;
@@ -114,6 +117,20 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
     if let Some(pgid) = pgid {
         orphan_guard::register(pgid);
     }
+    // Windows has no process groups: the tree is held in a kill-on-close job instead.
+    #[cfg(windows)]
+    let tree = match child.id().map(super::job_object::ServerTree::adopt) {
+        Some(Ok(tree)) => Some(tree),
+        Some(Err(e)) => {
+            log.warn(&format!(
+                "MCP server '{}': its process tree could not be put in a job object ({e}); \
+                 processes it starts may outlive it",
+                spec.server
+            ));
+            None
+        }
+        None => None,
+    };
     let stdin = child.stdin.take().expect("stdin is piped");
     let stdout = child.stdout.take().expect("stdout is piped");
     let stderr = child.stderr.take().expect("stderr is piped");
@@ -140,6 +157,8 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
             grace: spec.grace,
             released: false,
             fault: spec.fault.clone(),
+            #[cfg(windows)]
+            tree,
         },
         transport,
     ))
@@ -227,6 +246,10 @@ impl ServerProcess {
                 .is_err()
             {
                 signal_group(self.pgid, Signal::Kill);
+                #[cfg(windows)]
+                if let Some(tree) = &self.tree {
+                    tree.kill();
+                }
                 let _ = self.child.start_kill();
                 let _ = tokio::time::timeout(grace, self.child.wait()).await;
             }
