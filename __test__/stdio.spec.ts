@@ -144,9 +144,12 @@ describe('start, status and the tool surface', () => {
     expectWrappedResult(await manager.getTools()[0].execute('c1', { text: 'via getTools' }), 'fault', 'echo', 'via getTools')
   })
 
-  it('tool objects are exact and fresh all the way down, whatever the strings and keys in them', async () => {
-    // getAgentTools() compiles one JS builder per discovered tool set (src/napi/tool.rs);
-    // these strings and keys are what could go wrong in generated source.
+  // getAgentTools() builds a set either from one compiled array literal or, past 1 MB of
+  // text, from parsed templates it deep-copies (src/napi/tool.rs); a tool with a long
+  // description pushes the set onto the second path. Both must give the same objects.
+  for (const builder of ['literal', 'templates'] as const)
+  it(`tool objects are exact and fresh all the way down, whatever the strings and keys in them (${builder} builder)`, async () => {
+    // These strings and keys are what could go wrong in generated source or in a copy.
     const odd = 'q"uote \\ back </script> */ ${x} `tick` \u2028 \u2029 \u0000 é 😀'
     // the schema conversion drops a `__proto__` property (as the original did) but copies
     // `enum` values, so one carries a `__proto__` key into the parameters
@@ -165,6 +168,7 @@ describe('start, status and the tool surface', () => {
     fs.writeFileSync(file, JSON.stringify([
       { name: 'odd', description: odd, inputSchema: schema },
       { name: 'plain', description: 'no proto here', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
+      ...(builder === 'templates' ? [{ name: 'pad', description: 'p'.repeat(1_100_000), inputSchema: { type: 'object' } }] : []),
     ]))
     const { manager } = await startFault(['--tools-file', file])
     const a = manager.getAgentTools()
@@ -218,11 +222,15 @@ describe('start, status and the tool surface', () => {
     expect(manager.getAgentTools().map((t) => t.name)).toEqual(a.map((t) => t.name))
   })
 
-  it('getAgentTools() called again from user code it runs (a replaced JSON.parse) neither deadlocks nor breaks', () => {
+  for (const builder of ['literal', 'templates'] as const)
+  it(`getAgentTools() called again from user code it runs (a replaced JSON.parse) neither deadlocks nor breaks (${builder} builder)`, () => {
     // A schema holding a `__proto__` key is built with the global JSON.parse; run in a child so
     // a regression (a lock held while JS runs) shows as a timeout instead of hanging this suite.
     const file = path.join(tempDir(), 'tools.json')
-    fs.writeFileSync(file, JSON.stringify([{ name: 'p', inputSchema: { type: 'object', properties: { e: { type: 'string', enum: ['x', JSON.parse('{"__proto__":1}')] } } } }]))
+    fs.writeFileSync(file, JSON.stringify([
+      { name: 'p', inputSchema: { type: 'object', properties: { e: { type: 'string', enum: ['x', JSON.parse('{"__proto__":1}')] } } } },
+      ...(builder === 'templates' ? [{ name: 'pad', description: 'p'.repeat(1_100_000), inputSchema: { type: 'object' } }] : []),
+    ]))
     const code = `
       const { McpManager } = require(process.argv[1])
       ;(async () => {
