@@ -447,7 +447,12 @@ async fn max_tools_bounds_a_huge_listing_and_stops_asking_for_pages() {
     let h = Harness::new(vec![unpaged, paged]);
     h.manager.start().await;
     let status = h.manager.status();
-    assert_eq!((status[0].tool_count, status[1].tool_count), (20, 20), "{}", h.dump());
+    assert_eq!(
+        (status[0].tool_count, status[1].tool_count),
+        (20, 20),
+        "{}",
+        h.dump()
+    );
     assert!(
         h.logged(
             Level::Warn,
@@ -483,10 +488,15 @@ async fn a_tools_list_pagination_that_never_advances_fails_the_start() {
     let h = Harness::new(vec![s]);
     let started = Instant::now();
     h.manager.start().await;
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(h.manager.status()[0].status, Status::Error, "{}", h.dump());
     assert!(
-        h.dump().contains("tools/list pagination does not advance (cursor '5' after 2 pages)"),
+        h.dump()
+            .contains("tools/list pagination does not advance (cursor '5' after 2 pages)"),
         "{}",
         h.dump()
     );

@@ -1,10 +1,12 @@
 //! One MCP session over any transport: the `initialize` handshake, what every connection
-//! needs around its transport (progress routing in wire order, loss detection), and the live
+//! needs around its transport (only answers to our own requests, progress routing in wire
+//! order, loss detection), and the live
 //! session the supervisor holds until it ends.
 //!
 //! Transports only move messages (and, for stdio, own the server process); the session is the
 //! one place that speaks the lifecycle of the protocol.
 
+mod answers;
 mod handler;
 mod loss;
 mod progress;
@@ -21,6 +23,7 @@ use rmcp::transport::Transport;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use answers::OwnAnswers;
 pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler};
 pub use loss::EndOnLoss;
 pub use progress::{Progress, ProgressRouter, ProgressTap};
@@ -57,6 +60,8 @@ pub struct Session {
     /// The rmcp service task; `None` once it has ended.
     done: Option<ServiceDone>,
     process: Option<ServerProcess>,
+    /// What ends with the session (an HTTP client's open requests and streams).
+    _closers: Vec<tokio_util::sync::DropGuard>,
 }
 
 impl Session {
@@ -76,10 +81,13 @@ impl Session {
         // Only a transport that can lose its server silently pays for the loss check.
         match lost {
             Some(lost) => {
-                let transport = ProgressTap::new(EndOnLoss::new(transport, lost), progress);
-                Self::serve(transport, handler, deadline).await
+                let transport = EndOnLoss::new(OwnAnswers::new(transport), lost);
+                Self::serve(ProgressTap::new(transport, progress), handler, deadline).await
             }
-            None => Self::serve(ProgressTap::new(transport, progress), handler, deadline).await,
+            None => {
+                let transport = OwnAnswers::new(transport);
+                Self::serve(ProgressTap::new(transport, progress), handler, deadline).await
+            }
         }
     }
 
@@ -104,7 +112,14 @@ impl Session {
             cancel: running.cancellation_token(),
             done: Some(Box::pin(running.waiting())),
             process: None,
+            _closers: Vec::new(),
         })
+    }
+
+    /// `closer` is dropped when the session is: what it closes ends with the session.
+    pub fn closing(mut self, closer: tokio_util::sync::DropGuard) -> Self {
+        self._closers.push(closer);
+        self
     }
 
     /// The session now owns the server's process: it ends with the session.

@@ -45,6 +45,8 @@ pub(super) async fn connect(
     attempt: Attempt<'_>,
 ) -> Result<Connected, ConnectError> {
     let config = &server.config;
+    // A reason recorded for the last session says nothing about this one.
+    server.fault.clear();
     // Resolution reads the same environment the server will inherit.
     let resolver = attempt.resolver.for_env(attempt.env.clone());
     let secrets = tokio::select! {
@@ -185,7 +187,15 @@ async fn connect_stdio(
     let cause = match initialized {
         Ok(session) => return Ok(session.with_process(process)),
         Err(InitFailure::Failed(error)) => {
-            match process.exit_within(Duration::from_millis(200)).await {
+            // The process is to blame only when the connection closed under the handshake (it
+            // may take a moment to be seen exiting); after a protocol error the closed stdin
+            // makes a well-behaved server exit too, which says nothing.
+            let wait = if error.starts_with("connection closed") {
+                Duration::from_millis(200)
+            } else {
+                Duration::ZERO
+            };
+            match process.exit_within(wait).await {
                 Some(how) => format!("server process {how} during initialization"),
                 None => format!("initialize failed: {error}"),
             }
@@ -236,10 +246,13 @@ async fn connect_remote(
         lost: Some(http.lost()),
         ..setup
     };
+    // Dropped on any failure below: rmcp's worker may still be reading the answer to
+    // `initialize` (an endless or stalled stream), which must not outlive the attempt.
+    let closer = http.closer();
     let (message, sse_only) = match Session::initialize(worker, setup).await {
         Ok(session) => {
             http.mark_established();
-            return Ok((session, "streamable-http"));
+            return Ok((session.closing(closer), "streamable-http"));
         }
         Err(InitFailure::Failed(error)) => {
             let sse_only = match http.initial_answer() {
@@ -262,6 +275,7 @@ async fn connect_remote(
             (message, None)
         }
     };
+    drop(closer);
     let Some(status) = sse_only else {
         return Err(ConnectError::Http(message));
     };
@@ -307,6 +321,7 @@ async fn connect_sse(
         connect_timeout,
         post_timeout: connect_timeout,
         log: server.log.clone(),
+        fault: server.fault.clone(),
     })
     .await
     .map_err(ConnectError::Http)?;

@@ -31,6 +31,7 @@ use rmcp::transport::streamable_http_client::{
 };
 use tokio_util::sync::CancellationToken;
 
+use super::json_peek;
 use super::net::{self, Body, Target};
 use super::sse_events::{Decoder, Event, TooLarge};
 use crate::log::Log;
@@ -89,6 +90,8 @@ fn lose(lost: &CancellationToken, log: &Log, server: &str, why: &str) {
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const LAST_EVENT_ID_HEADER: &str = "last-event-id";
+/// Why a request ended when its client was closed.
+const CLOSED: &str = "the connection was closed";
 /// How long a session DELETE at close may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -115,6 +118,9 @@ struct Shared {
     max_body: usize,
     /// The server is gone: the session must end.
     lost: CancellationToken,
+    /// The connection attempt failed or its session ended: every request and stream still
+    /// open stops (rmcp's worker can outlive both, reading an endless stream).
+    closed: CancellationToken,
     /// `initialize` succeeded; from now on failures end the session instead of the connect.
     established: AtomicBool,
     /// The first failure before the session was established: the connect error to report.
@@ -143,6 +149,7 @@ impl HttpClient {
             headers,
             max_body,
             lost: CancellationToken::new(),
+            closed: CancellationToken::new(),
             established: AtomicBool::new(false),
             first_failure: Mutex::new(None),
             initial_answer: Mutex::new(None),
@@ -154,6 +161,20 @@ impl HttpClient {
     /// Cancelled once the server cannot be reached any more.
     pub fn lost(&self) -> CancellationToken {
         self.0.lost.clone()
+    }
+
+    /// Closes every request and stream of this client when dropped: held by the connect
+    /// attempt, then by the session.
+    pub fn closer(&self) -> tokio_util::sync::DropGuard {
+        self.0.closed.clone().drop_guard()
+    }
+
+    /// `work`, unless the client is closed first.
+    async fn unless_closed<F: Future>(&self, work: F) -> Option<F::Output> {
+        tokio::select! {
+            done = work => Some(done),
+            _ = self.0.closed.cancelled() => None,
+        }
     }
 
     pub fn mark_established(&self) {
@@ -287,6 +308,27 @@ fn error_answer(id: RequestId, text: String) -> ServerJsonRpcMessage {
     ServerJsonRpcMessage::error(ErrorData::internal_error(text, None), Some(id))
 }
 
+/// The id a response or error answers.
+fn answer_id(message: &ServerJsonRpcMessage) -> Option<&RequestId> {
+    match message {
+        JsonRpcMessage::Response(response) => Some(&response.id),
+        JsonRpcMessage::Error(error) => error.id.as_ref(),
+        _ => None,
+    }
+}
+
+/// Whether two ids name the same request (a number and a string of its digits do).
+fn same_request(a: &RequestId, b: &RequestId) -> bool {
+    shown_id(a) == shown_id(b)
+}
+
+fn shown_id(id: &RequestId) -> String {
+    match id {
+        rmcp::model::NumberOrString::Number(n) => n.to_string(),
+        rmcp::model::NumberOrString::String(s) => s.to_string(),
+    }
+}
+
 fn status_text(status: StatusCode) -> String {
     match status.canonical_reason() {
         Some(reason) => format!("HTTP {} {reason}", status.as_u16()),
@@ -342,12 +384,13 @@ impl StreamableHttpClient for HttpClient {
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json");
         let builder = self.request(builder, session_id.as_deref(), custom_headers);
-        let response = match builder.body(body).send().await {
-            Ok(response) => response,
-            Err(error) => {
+        let response = match self.unless_closed(builder.body(body).send()).await {
+            Some(Ok(response)) => response,
+            Some(Err(error)) => {
                 let text = self.unreachable(&error);
                 return self.fail(request_id.as_ref(), text);
             }
+            None => return self.fail(request_id.as_ref(), CLOSED.to_owned()),
         };
         let status = response.status();
         let new_session = response
@@ -367,13 +410,17 @@ impl StreamableHttpClient for HttpClient {
                 return Err(StreamableHttpError::SessionExpired);
             }
             let html = net::content_type(&response).is_some_and(|t| t.contains("html"));
-            let body = match net::read_bounded(response, net::MAX_ERROR_BODY).await {
-                Ok(Body::Complete(body)) => body,
-                Ok(Body::TooLarge) => Vec::new(),
-                Err(error) => {
+            let body = match self
+                .unless_closed(net::read_bounded(response, net::MAX_ERROR_BODY))
+                .await
+            {
+                Some(Ok(Body::Complete(body))) => body,
+                Some(Ok(Body::TooLarge)) => Vec::new(),
+                Some(Err(error)) => {
                     let text = self.unreachable(&error);
                     return self.fail(request_id.as_ref(), text);
                 }
+                None => return self.fail(request_id.as_ref(), CLOSED.to_owned()),
             };
             let answer = serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok();
             let shown_body = net::preview(&body, self.0.log.redactor());
@@ -440,13 +487,18 @@ impl StreamableHttpClient for HttpClient {
                     request_id,
                     self.target().clone(),
                     lost,
+                    self.0.closed.clone(),
                 );
                 Ok(StreamableHttpPostResponse::Sse(stream, new_session))
             }
             Some("application/json") => {
-                let body = match net::read_bounded(response, self.0.max_body).await {
-                    Ok(Body::Complete(body)) => body,
-                    Ok(Body::TooLarge) => {
+                let body = match self
+                    .unless_closed(net::read_bounded(response, self.0.max_body))
+                    .await
+                {
+                    None => return self.fail(request_id.as_ref(), CLOSED.to_owned()),
+                    Some(Ok(Body::Complete(body))) => body,
+                    Some(Ok(Body::TooLarge)) => {
                         let text = format!(
                             "the answer from {} exceeds the {}-byte message limit",
                             self.target().shown,
@@ -454,13 +506,26 @@ impl StreamableHttpClient for HttpClient {
                         );
                         return self.fail(request_id.as_ref(), text);
                     }
-                    Err(error) => {
+                    Some(Err(error)) => {
                         let text = self.unreachable(&error);
                         return self.fail(request_id.as_ref(), text);
                     }
                 };
                 match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
-                    Ok(answer) => Ok(StreamableHttpPostResponse::Json(answer, new_session)),
+                    Ok(answer) => match (answer_id(&answer), request_id.as_ref()) {
+                        // An answer to another request answers nobody: the call would wait
+                        // for its deadline.
+                        (Some(got), Some(want)) if !same_request(got, want) => {
+                            let text = format!(
+                                "{} answered with id {}, not the request's id {}",
+                                self.target().shown,
+                                shown_id(got),
+                                shown_id(want)
+                            );
+                            self.fail(request_id.as_ref(), text)
+                        }
+                        _ => Ok(StreamableHttpPostResponse::Json(answer, new_session)),
+                    },
                     Err(_) if request_id.is_none() => Ok(StreamableHttpPostResponse::Accepted),
                     Err(_) => {
                         let text = format!(
@@ -547,12 +612,13 @@ impl StreamableHttpClient for HttpClient {
             builder = builder.header(LAST_EVENT_ID_HEADER, value);
         }
         let builder = self.request(builder, session_id.as_deref(), custom_headers);
-        let response = match builder.send().await {
-            Ok(response) => response,
-            Err(error) => {
+        let response = match self.unless_closed(builder.send()).await {
+            Some(Ok(response)) => response,
+            Some(Err(error)) => {
                 let text = self.unreachable(&error);
                 return Err(StreamableHttpError::Client(HttpError(text)));
             }
+            None => return Err(StreamableHttpError::Client(HttpError(CLOSED.to_owned()))),
         };
         let status = response.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {
@@ -581,6 +647,7 @@ impl StreamableHttpClient for HttpClient {
             None,
             self.target().clone(),
             lost,
+            self.0.closed.clone(),
         ))
     }
 }
@@ -594,8 +661,12 @@ fn event_stream(
     request_id: Option<RequestId>,
     target: Target,
     lost: Option<Loss>,
+    closed: CancellationToken,
 ) -> BoxStream<'static, Result<sse_stream::Sse, SseError>> {
-    decode_events(response.bytes_stream(), limit, request_id, target, lost)
+    let body = response
+        .bytes_stream()
+        .take_until(async move { closed.cancelled_owned().await });
+    decode_events(body, limit, request_id, target, lost)
 }
 
 fn decode_events<S, B>(
@@ -615,21 +686,34 @@ where
         queue: VecDeque<Event>,
         done: bool,
         request_id: Option<RequestId>,
+        /// On a POST's stream: the request's id as JSON text.
+        own_id: Option<Vec<u8>>,
         target: Target,
         lost: Option<Loss>,
     }
+    let own_id = request_id
+        .as_ref()
+        .and_then(|id| serde_json::to_vec(id).ok());
     let state = State {
         body: Box::pin(body),
         decoder: Decoder::new(limit),
         queue: VecDeque::new(),
         done: false,
         request_id,
+        own_id,
         target,
         lost,
     };
     futures::stream::unfold(state, |mut state| async move {
         loop {
             if let Some(event) = state.queue.pop_front() {
+                if let Some(own) = &state.own_id
+                    && answers_another(&event.data, own)
+                {
+                    // rmcp stops reading a POST's stream at the first answer of any id, so
+                    // the real answer after a stray one would be lost.
+                    continue;
+                }
                 let sse = sse_stream::Sse {
                     event: event.event,
                     data: (!event.data.is_empty()).then_some(event.data),
@@ -683,6 +767,15 @@ where
         }
     })
     .boxed()
+}
+
+/// Whether an event's data is an answer (no `method`) to a request other than `own` (JSON text).
+fn answers_another(data: &str, own: &[u8]) -> bool {
+    let shape = json_peek::scan(data.as_bytes());
+    !shape.has_method
+        && shape
+            .id
+            .is_some_and(|id| !json_peek::same_id(&data.as_bytes()[id], own))
 }
 
 fn too_large_text(too_large: TooLarge, target: &Target) -> String {

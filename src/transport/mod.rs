@@ -6,6 +6,7 @@
 pub mod http;
 #[cfg(windows)]
 pub mod job_object;
+pub mod json_peek;
 pub mod net;
 pub mod orphan_guard;
 pub mod sse;

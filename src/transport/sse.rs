@@ -30,6 +30,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::net::{self, Target};
 use super::sse_events::{Decoder, Event};
+use super::stdio_lines::StreamFault;
 use crate::log::Log;
 
 /// The id prefix of the transport's own keep-alive pings.
@@ -59,6 +60,8 @@ pub struct SseOptions<'a> {
     /// Bounds each POST of a message.
     pub post_timeout: Duration,
     pub log: Log,
+    /// Where the reason goes when the session ends under its calls.
+    pub fault: StreamFault,
 }
 
 struct Shared {
@@ -72,6 +75,7 @@ struct Shared {
     protocol_version: Mutex<Option<HeaderValue>>,
     /// The session is over (a POST found the server gone, or the stream ended).
     ended: CancellationToken,
+    fault: StreamFault,
     probes: AtomicU64,
     log: Log,
 }
@@ -102,6 +106,8 @@ impl Shared {
                 "MCP server '{}' SSE session ended: {why}",
                 self.server
             ));
+            // The calls this ends fail naming why, not just "connection closed".
+            self.fault.set(why.to_owned());
             self.ended.cancel();
         }
     }
@@ -126,7 +132,9 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
         connect_timeout,
         post_timeout,
         log,
+        fault,
     } = options;
+    fault.clear();
     let shown = target.shown.clone();
     let budget = connect_timeout;
     let request = client
@@ -223,6 +231,7 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
         post_timeout,
         protocol_version: Mutex::new(None),
         ended: CancellationToken::new(),
+        fault,
         probes: AtomicU64::new(0),
         log,
     });

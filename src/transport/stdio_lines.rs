@@ -23,15 +23,14 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, ReadBuf};
 
+use super::json_peek::scan;
+
 /// The deepest nesting serde_json parses (its recursion limit of 128 counts the level that
 /// fails): rmcp drops a line nested deeper. A test below ties this to rmcp's parser.
 pub const MAX_NESTING: usize = 127;
 
 /// Bytes read from the server at a time (a Linux pipe's default capacity).
 const CHUNK: usize = 64 * 1024;
-
-/// An id longer than this is not copied into a synthetic error response.
-const MAX_ID_BYTES: usize = 256;
 
 /// Why a server's output stream can no longer be trusted, once it cannot. Shared by the server's
 /// handle (to tell a call that failed with the connection why) and each process spawned for it.
@@ -43,7 +42,7 @@ impl StreamFault {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    fn set(&self, why: String) {
+    pub(crate) fn set(&self, why: String) {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(why);
@@ -183,143 +182,48 @@ fn passes(line: &[u8]) -> bool {
 
 /// Appends `line` and a newline to `out`, or what stands in for it (see the module docs).
 fn push_checked(out: &mut Vec<u8>, line: &[u8]) {
-    let repaired;
-    let line = match std::str::from_utf8(line) {
-        Ok(_) => line,
-        Err(_) => {
-            repaired = String::from_utf8_lossy(line).into_owned();
-            repaired.as_bytes()
-        }
+    let repaired = match std::str::from_utf8(line) {
+        Ok(_) => None,
+        Err(_) => Some(String::from_utf8_lossy(line).into_owned()),
     };
-    if may_nest_deeper(line, MAX_NESTING) {
-        let shape = scan(line);
-        if shape.depth > MAX_NESTING {
-            match shape.id {
-                Some(id) if !shape.has_method => {
-                    push_nesting_error(out, &line[id]);
-                }
-                // A request or notification nobody can answer, or nothing to answer.
-                _ => {}
-            }
-            return;
-        }
+    let line = repaired.as_deref().map_or(line, str::as_bytes);
+    if may_nest_deeper(line, MAX_NESTING) && scan(line).depth > MAX_NESTING {
+        let problem = format!(
+            "the server's response is nested more than {MAX_NESTING} levels deep, deeper than this client parses"
+        );
+        push_unreadable(out, line, &problem);
+        return;
+    }
+    // Bytes that were not UTF-8 outside a string leave a line that is not JSON even decoded.
+    if repaired.is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+        let problem = "the server's response is not valid JSON (it holds bytes that are not UTF-8)";
+        push_unreadable(out, line, problem);
+        return;
     }
     out.extend_from_slice(line);
     out.push(b'\n');
 }
 
-fn push_nesting_error(out: &mut Vec<u8>, id: &[u8]) {
+/// In place of a line rmcp would drop: an error response naming `problem` when the line is a
+/// response with a recognisable id (so its call fails at once), else nothing (a request or
+/// notification nobody can answer, or nothing to answer).
+fn push_unreadable(out: &mut Vec<u8>, line: &[u8], problem: &str) {
+    let shape = scan(line);
+    let Some(id) = shape.id.filter(|_| !shape.has_method) else {
+        return;
+    };
+    let error = serde_json::json!({ "code": -32700, "message": problem });
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    out.extend_from_slice(id);
-    out.extend_from_slice(
-        format!(
-            r#","error":{{"code":-32700,"message":"the server's response is nested more than {MAX_NESTING} levels deep, deeper than this client parses"}}}}"#
-        )
-        .as_bytes(),
-    );
-    out.push(b'\n');
+    out.extend_from_slice(&line[id]);
+    out.extend_from_slice(br#","error":"#);
+    out.extend_from_slice(error.to_string().as_bytes());
+    out.extend_from_slice(b"}\n");
 }
 
 /// Whether `line` has more opening brackets than `limit` (inside strings too): only then can it
 /// nest deeper. Fast: a vectorised count.
 fn may_nest_deeper(line: &[u8], limit: usize) -> bool {
     memchr::memchr2_iter(b'{', b'[', line).nth(limit).is_some()
-}
-
-/// What the structural scan of one line found.
-#[derive(Debug, Default, PartialEq)]
-struct Shape {
-    /// The deepest nesting reached.
-    depth: usize,
-    /// Where the raw value of the top-level `"id"` member is, if it is a string or a scalar of
-    /// at most [`MAX_ID_BYTES`].
-    id: Option<std::ops::Range<usize>>,
-    /// The top-level object has a `"method"` member (a request or a notification).
-    has_method: bool,
-}
-
-/// One pass over a line's JSON structure: nesting depth and the top-level `id` and `method`.
-/// It does not validate; on bad JSON it reports what it saw.
-fn scan(line: &[u8]) -> Shape {
-    let mut shape = Shape::default();
-    let mut depth = 0usize;
-    // At depth 1 in an object: the next string is a key.
-    let mut expect_key = false;
-    // The top-level key whose value comes next.
-    let mut key: Option<std::ops::Range<usize>> = None;
-    let mut i = 0;
-    while i < line.len() {
-        match line[i] {
-            b'"' => {
-                let end = string_end(line, i + 1);
-                if depth == 1 {
-                    if expect_key {
-                        key = Some(i + 1..end);
-                        expect_key = false;
-                    } else if let Some(k) = key.take() {
-                        top_level_value(&mut shape, &line[k], i..(end + 1).min(line.len()));
-                    }
-                }
-                i = end + 1;
-                continue;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                shape.depth = shape.depth.max(depth);
-                expect_key = depth == 1 && line[i] == b'{';
-                if depth == 2 {
-                    if let Some(k) = key.take() {
-                        if &line[k] == b"method" {
-                            shape.has_method = true;
-                        }
-                    }
-                }
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b',' if depth == 1 => {
-                expect_key = true;
-                key = None;
-            }
-            b' ' | b'\t' | b'\r' | b'\n' | b':' => {}
-            _ if depth == 1 => {
-                // A scalar value: up to the next delimiter.
-                let start = i;
-                while i < line.len()
-                    && !matches!(line[i], b',' | b'}' | b']' | b' ' | b'\t' | b'\r')
-                {
-                    i += 1;
-                }
-                if let Some(k) = key.take() {
-                    top_level_value(&mut shape, &line[k], start..i);
-                }
-                continue;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    shape
-}
-
-fn top_level_value(shape: &mut Shape, key: &[u8], value: std::ops::Range<usize>) {
-    match key {
-        b"id" if value.len() <= MAX_ID_BYTES => shape.id = Some(value),
-        b"method" => shape.has_method = true,
-        _ => {}
-    }
-}
-
-/// The index of the quote closing a string whose contents start at `from` (or the line's end).
-fn string_end(line: &[u8], from: usize) -> usize {
-    let mut i = from;
-    while let Some(at) = memchr::memchr2(b'"', b'\\', &line[i.min(line.len())..]) {
-        let at = i + at;
-        if line[at] == b'"' {
-            return at;
-        }
-        i = at + 2;
-    }
-    line.len()
 }
 
 #[cfg(test)]
@@ -388,23 +292,24 @@ mod tests {
     }
 
     #[test]
+    fn invalid_utf8_outside_strings_fails_the_response_it_breaks() {
+        let line = b"{\"jsonrpc\":\"2.0\",\"id\":4,\xff\xfe\"result\":{}}\n";
+        let reply: serde_json::Value = serde_json::from_slice(&checked(line)).unwrap();
+        assert_eq!(reply["id"], 4);
+        assert_eq!(
+            reply["error"]["message"],
+            "the server's response is not valid JSON (it holds bytes that are not UTF-8)"
+        );
+        // A log line with such bytes (no id) is dropped: rmcp would ignore it anyway.
+        assert!(checked(b"log \xff line\n").is_empty());
+    }
+
+    #[test]
     fn invalid_utf8_is_decoded_lossily() {
         let line = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"a\xff\xfeb\xe2\x82\"}}\n";
         let out = checked(line);
         let reply: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(reply["result"]["t"], "a\u{FFFD}\u{FFFD}b\u{FFFD}");
-    }
-
-    #[test]
-    fn scan_finds_top_level_members_only() {
-        let line = br#"{"params":{"id":5,"method":"x"},"id" : "q" ,"result":[{"method":1}]}"#;
-        let shape = scan(line);
-        assert_eq!(&line[shape.id.clone().unwrap()], br#""q""#);
-        assert!(!shape.has_method);
-        assert_eq!(shape.depth, 3);
-        let shape = scan(br#"{"id":-12.5e3,"method":{"a":1}}"#);
-        assert_eq!(shape.id, Some(6..13));
-        assert!(shape.has_method);
     }
 
     async fn read_all(input: Vec<u8>, max: usize, chunk_reads: usize) -> (Vec<u8>, Option<String>) {
