@@ -54,6 +54,13 @@ export interface McpServerConfig {
   /** The most tools taken from the server's listing (after `toolFilter`); the rest are
    *  dropped with a warning. Default 10000. */
   maxTools?: number
+  /** This server's result mode (see `McpManagerOptions.results`); default the manager's. */
+  results?: 'compat' | 'rich'
+  /** This server's result caps; default the manager's. */
+  maxResultChars?: number
+  maxImages?: number
+  maxImageBytes?: number
+  maxResultBytes?: number
 }
 
 export interface McpConfig {
@@ -93,6 +100,23 @@ export interface McpManagerOptions {
    * SecretRef objects `{ source: 'file' | 'exec', provider, id }` in `env`/`headers` refer to.
    */
   secretProviders?: Record<string, { source: 'file' | 'exec'; [key: string]: unknown }>
+  /**
+   * What tool results become. 'compat' (default): one wrapped text block, images as
+   * `[Image: <mime>]`, everything but text and images dropped. 'rich': the same wrapped text
+   * plus image parts (type checked against the bytes; png, jpeg, gif, webp), lines for audio,
+   * embedded resources and resource links, `structuredContent` (checked against the tool's
+   * `outputSchema`) in `details.structuredContent`, and `details.error` for `isError`.
+   * A server's own `results` wins.
+   */
+  results?: 'compat' | 'rich'
+  /** Rich mode: characters of text kept (head and tail, a notice between). Default 1000000. */
+  maxResultChars?: number
+  /** Rich mode: image parts per result. Default 16. */
+  maxImages?: number
+  /** Rich mode: decoded bytes of one image. Default 10485760. */
+  maxImageBytes?: number
+  /** Rich mode: decoded bytes of all images of a result. Default 33554432. */
+  maxResultBytes?: number
 }
 
 export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' | 'closed'
@@ -100,6 +124,14 @@ export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' 
 export interface AgentToolTextContent {
   type: 'text'
   text: string
+}
+
+/** Rich mode only: an image from the server, after the text part. */
+export interface AgentToolImageContent {
+  type: 'image'
+  /** Base64. */
+  data: string
+  mimeType: 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp'
 }
 
 export interface AgentToolSuccessDetails {
@@ -110,6 +142,13 @@ export interface AgentToolSuccessDetails {
     tool: string
     wrapped: true
   }
+  /** Rich mode: the result's `structuredContent`, secrets masked. */
+  structuredContent?: unknown
+}
+
+/** Rich mode: a result the server flagged `isError`, wrapped like any other. */
+export interface AgentToolFlaggedDetails extends AgentToolSuccessDetails {
+  error: true
 }
 
 export interface AgentToolErrorDetails {
@@ -121,8 +160,11 @@ export interface AgentToolProgressDetails extends AgentToolSuccessDetails {
   total: number | null
 }
 
-export interface AgentToolResult<Details = AgentToolSuccessDetails | AgentToolErrorDetails> {
-  content: AgentToolTextContent[]
+export interface AgentToolResult<
+  Details = AgentToolSuccessDetails | AgentToolErrorDetails | AgentToolFlaggedDetails,
+> {
+  /** The wrapped text part first; image parts follow in rich mode only. */
+  content: [AgentToolTextContent, ...AgentToolImageContent[]]
   details: Details
 }
 

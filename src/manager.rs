@@ -8,8 +8,9 @@ use rmcp::model::{JsonObject, ReadResourceRequestParams, ResourceContents};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
+use crate::bridge::rich::ResultLimits;
 use crate::bridge::{self, NameScheme, ServerTools};
-use crate::config::McpConfig;
+use crate::config::{McpConfig, ResultMode};
 use crate::error::CallError;
 use crate::host_env::HostEnvironment;
 use crate::log::{Log, LogSink};
@@ -19,7 +20,9 @@ use crate::security::{self, WrapFormat, WrapOptions};
 use crate::session::Progress;
 use crate::status::Status;
 use crate::supervisor::{self, Server, Snapshot, ToolEntry};
-use crate::tool_result::{ExternalContent, ProgressUpdate, ToolCallResult, tool_error_text};
+use crate::tool_result::{
+    ExternalContent, ProgressUpdate, RichParts, ToolCallResult, tool_error_text,
+};
 
 pub use crate::options::ManagerOptions;
 
@@ -55,6 +58,8 @@ pub struct Manager {
     log: Log,
     resolver: Arc<SecretResolver>,
     wrap_format: WrapFormat,
+    results: ResultMode,
+    result_limits: ResultLimits,
     name_scheme: NameScheme,
     policy: ToolPolicy,
     host_env: Arc<dyn HostEnvironment>,
@@ -100,6 +105,8 @@ impl Manager {
             log,
             resolver,
             wrap_format: options.wrap_format,
+            results: options.results,
+            result_limits: options.result_limits,
             name_scheme: options.name_scheme,
             policy: options.policy,
             host_env: options.host_env,
@@ -282,8 +289,31 @@ impl Manager {
             Ok(result) => {
                 self.log
                     .debug_with(|| format!("MCP tool call {name}/{tool} took {elapsed} ms"));
-                let text = bridge::result::result_text(result);
-                ToolCallResult::ok(self.wrap_untrusted(name, tool, &text), name, tool)
+                let (mode, limits) = self.result_settings(server);
+                if mode == ResultMode::Compat {
+                    let text = bridge::result::result_text(result);
+                    return ToolCallResult::ok(self.wrap_untrusted(name, tool, &text), name, tool);
+                }
+                let schema = server.output_schema(tool);
+                match bridge::rich::rich_result(result, schema.as_deref(), &limits) {
+                    Ok(rich) => {
+                        let text = self.wrap_untrusted(name, tool, &rich.text);
+                        let mut out = ToolCallResult::ok(text, name, tool);
+                        out.rich = RichParts {
+                            images: rich.images,
+                            structured: rich.structured.map(|v| self.redact_value(v)),
+                            server_error: rich.is_error,
+                        };
+                        out
+                    }
+                    Err(why) => {
+                        let text = tool_error_text(name, tool, why);
+                        ToolCallResult {
+                            text: self.log.redactor().redact(&text).into_owned(),
+                            ..ToolCallResult::error(name, tool, "")
+                        }
+                    }
+                }
             }
             Err(error) => {
                 self.log.debug_with(|| {
@@ -291,8 +321,36 @@ impl Manager {
                 });
                 ToolCallResult {
                     text: self.error_text(name, tool, &error),
-                    external: None,
+                    ..ToolCallResult::error(name, tool, "")
                 }
+            }
+        }
+    }
+
+    /// A server's result mode and caps: its own where it set them, else the manager's.
+    fn result_settings(&self, server: &Server) -> (ResultMode, ResultLimits) {
+        let own = &server.config.results;
+        let base = &self.result_limits;
+        let pick = |own: Option<u64>, base: usize| own.map_or(base, |n| n as usize);
+        (
+            own.mode.unwrap_or(self.results),
+            ResultLimits {
+                max_result_chars: pick(own.max_result_chars, base.max_result_chars),
+                max_images: pick(own.max_images, base.max_images),
+                max_image_bytes: pick(own.max_image_bytes, base.max_image_bytes),
+                max_result_bytes: pick(own.max_result_bytes, base.max_result_bytes),
+            },
+        )
+    }
+
+    /// A JSON value with every resolved secret in its strings masked (its JSON text through
+    /// the redactor; a value the mask would break is replaced by the masked text).
+    fn redact_value(&self, value: serde_json::Value) -> serde_json::Value {
+        let text = value.to_string();
+        match self.log.redactor().redact(&text) {
+            std::borrow::Cow::Borrowed(_) => value,
+            std::borrow::Cow::Owned(masked) => {
+                serde_json::from_str(&masked).unwrap_or(serde_json::Value::String(masked))
             }
         }
     }

@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::bridge::NameScheme;
+use crate::bridge::rich::ResultLimits;
+use crate::config::{MAX_RESULT_LIMIT, ResultMode};
 use crate::host_env::{HostEnvironment, ProcessEnvironment};
 use crate::policy::ToolPolicy;
 use crate::secrets::ProviderDefinitions;
@@ -30,6 +32,11 @@ pub struct ManagerOptions {
     /// Where a server's restart reads the host environment (the first start gets it from
     /// [`crate::manager::Manager::start_in`]).
     pub host_env: Arc<dyn HostEnvironment>,
+    /// `results`: what tool results become (a server's own `results` wins).
+    pub results: ResultMode,
+    /// `maxResultChars`, `maxImages`, `maxImageBytes`, `maxResultBytes` (rich mode; a server's
+    /// own caps win).
+    pub result_limits: ResultLimits,
 }
 
 impl Default for ManagerOptions {
@@ -41,6 +48,8 @@ impl Default for ManagerOptions {
             policy: ToolPolicy::default(),
             secret_providers: ProviderDefinitions::default(),
             host_env: Arc::new(ProcessEnvironment),
+            results: ResultMode::default(),
+            result_limits: ResultLimits::default(),
         }
     }
 }
@@ -54,6 +63,11 @@ impl ManagerOptions {
         "deny",
         "secretProviders",
         "shutdownGraceMs",
+        "results",
+        "maxResultChars",
+        "maxImages",
+        "maxImageBytes",
+        "maxResultBytes",
     ];
 
     /// `McpManagerOptions` as JSON: `wrapFormat`, `toolNames`, `allow`, `deny`,
@@ -92,6 +106,32 @@ impl ManagerOptions {
                             .to_owned(),
                     );
                 }
+            }
+        }
+        if let Some(mode) = get("results") {
+            out.results = mode.as_str().and_then(ResultMode::parse).ok_or_else(|| {
+                format!(
+                    "Invalid results '{}': expected 'compat' or 'rich'",
+                    shown(mode)
+                )
+            })?;
+        }
+        let limits = &mut out.result_limits;
+        for (key, slot, min) in [
+            ("maxResultChars", &mut limits.max_result_chars, 1),
+            ("maxImages", &mut limits.max_images, 0),
+            ("maxImageBytes", &mut limits.max_image_bytes, 1),
+            ("maxResultBytes", &mut limits.max_result_bytes, 1),
+        ] {
+            if let Some(value) = get(key) {
+                *slot = value
+                    .as_u64()
+                    .filter(|n| (min..=MAX_RESULT_LIMIT).contains(n))
+                    .ok_or_else(|| {
+                        format!(
+                            "Invalid {key}: expected an integer from {min} to {MAX_RESULT_LIMIT}"
+                        )
+                    })? as usize;
             }
         }
         Ok(out)

@@ -58,13 +58,27 @@ impl ExternalContent {
     }
 }
 
-/// A tool call's outcome: one text part, and either where it came from or that it failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A tool call's outcome: one text part, and either where it came from or that it failed;
+/// in rich mode also image parts, the structured content and the server's `isError`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallResult {
     /// The wrapped untrusted-content text, or the failure text.
     pub text: String,
     /// `Some` on success (`details.externalContent`), `None` on failure (`details.error`).
     pub external: Option<ExternalContent>,
+    /// Rich mode: what only rich results carry (empty in compat mode).
+    pub rich: RichParts,
+}
+
+/// The parts of a rich result beyond its wrapped text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RichParts {
+    /// `{ type: 'image', data, mimeType }` parts, after the text part.
+    pub images: Vec<crate::bridge::rich::Image>,
+    /// `details.structuredContent`.
+    pub structured: Option<Value>,
+    /// The server flagged the result `isError`: `details.error: true` beside the wrapped text.
+    pub server_error: bool,
 }
 
 impl ToolCallResult {
@@ -76,6 +90,7 @@ impl ToolCallResult {
                 server: server.to_owned(),
                 tool: tool.to_owned(),
             }),
+            rich: RichParts::default(),
         }
     }
 
@@ -85,6 +100,7 @@ impl ToolCallResult {
         Self {
             text: tool_error_text(server, tool, message),
             external: None,
+            rich: RichParts::default(),
         }
     }
 
@@ -94,11 +110,22 @@ impl ToolCallResult {
 
     /// The JS object, as JSON (the binding builds the same object directly).
     pub fn to_json(&self) -> Value {
-        let details = match &self.external {
+        let mut details = match &self.external {
             Some(external) => json!({ "externalContent": external.to_json() }),
             None => json!({ "error": true }),
         };
-        json!({ "content": [{ "type": "text", "text": self.text }], "details": details })
+        if let Some(structured) = &self.rich.structured {
+            details["structuredContent"] = structured.clone();
+        }
+        if self.rich.server_error {
+            details["error"] = Value::Bool(true);
+        }
+        let mut content = vec![json!({ "type": "text", "text": self.text })];
+        for image in &self.rich.images {
+            content
+                .push(json!({ "type": "image", "data": image.data, "mimeType": image.mime_type }));
+        }
+        json!({ "content": content, "details": details })
     }
 }
 

@@ -65,6 +65,7 @@ async fn tool_filter_hides_and_refuses() {
         ToolCallResult {
             text,
             external: None,
+            ..
         } => assert_eq!(
             text,
             "MCP tool error (f/hang): tool 'hang' is excluded by servers.f.toolFilter"
@@ -101,6 +102,7 @@ async fn allow_and_deny_apply_to_agent_names_at_listing_and_call_time() {
         ToolCallResult {
             text,
             external: None,
+            ..
         } => assert_eq!(
             text,
             "MCP tool error (f/fail): tool 'mcp_f_fail' is not allowed by the tool policy (allow/deny)"

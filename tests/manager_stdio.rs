@@ -50,6 +50,7 @@ async fn example_server_starts_lists_and_calls() {
         ToolCallResult {
             text,
             external: Some(ExternalContent { server, tool }),
+            ..
         } => {
             assert_eq!((server.as_str(), tool.as_str()), ("example", "echo"));
             assert!(text.contains("Source: MCP Server\nFrom: example\n---\nhi there\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\""), "{text}");
@@ -154,6 +155,7 @@ async fn tool_timeout_and_abort_cancel_the_request() {
         ToolCallResult {
             text,
             external: None,
+            ..
         } => assert!(text.contains("aborted"), "{text}"),
         other => panic!("{other:?}"),
     }
@@ -269,6 +271,7 @@ async fn a_crash_restarts_with_backoff_and_tools_come_back() {
         ToolCallResult {
             text,
             external: None,
+            ..
         } => assert!(
             text.starts_with("MCP tool error (c/echo): MCP server 'c' is not ready (status: "),
             "{text}"

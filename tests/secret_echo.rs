@@ -130,10 +130,12 @@ async fn call(h: &Harness, index: usize, tool: &str, name: &str) -> String {
         ToolCallResult {
             text,
             external: Some(_),
+            ..
         } => text,
         ToolCallResult {
             text,
             external: None,
+            ..
         } => panic!("{tool}({name}) failed: {text}\n{}", h.dump()),
     }
 }

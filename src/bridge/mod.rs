@@ -1,11 +1,13 @@
-//! The pure parts of the MCP tool bridge (OpenClaw PR #21530 compat mode): the
-//! parameter-schema conversion and a bridged tool's name, label and
-//! description. No I/O, no napi.
+//! The pure parts of the MCP tool bridge: the parameter-schema conversion and a bridged
+//! tool's name, label and description (OpenClaw PR #21530 compat mode), and what a tool result
+//! becomes (compat text in `result`, rich parts in `rich`). No I/O, no napi.
 //!
 //! Checked byte for byte against `tests/fixtures/vectors/schema-conversion.pr21530.json`
 //! and `tool-bridge.pr21530.json` by `tests/bridge_vectors.rs`.
 
 mod js_semantics;
+pub mod json_check;
+pub mod media;
 pub mod naming;
 pub mod schema;
 
@@ -16,3 +18,4 @@ pub use naming::{
 pub use naming::{compat_tool_name, tool_description, tool_label};
 pub use schema::{MAX_DEPTH, convert_schema};
 pub mod result;
+pub mod rich;

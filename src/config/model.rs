@@ -29,6 +29,38 @@ pub const MAX_RESTARTS_LIMIT: u32 = 1000;
 pub const DEFAULT_MAX_TOOLS: u32 = 10_000;
 /// Upper bound for `maxTools`.
 pub const MAX_TOOLS_LIMIT: u32 = 1_000_000;
+/// Upper bound for the result caps (`maxResultChars`, `maxImages`, `maxImageBytes`,
+/// `maxResultBytes`).
+pub const MAX_RESULT_LIMIT: u64 = 1 << 32;
+
+/// What a tool result becomes for the agent: the original's one text block (`compat`), or
+/// text, images and structured content (`rich`; see `bridge::rich`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ResultMode {
+    #[default]
+    Compat,
+    Rich,
+}
+
+impl ResultMode {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "compat" => Some(Self::Compat),
+            "rich" => Some(Self::Rich),
+            _ => None,
+        }
+    }
+}
+
+/// A server's own `results` and result caps; `None` takes the manager's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResultOverrides {
+    pub mode: Option<ResultMode>,
+    pub max_result_chars: Option<u64>,
+    pub max_images: Option<u64>,
+    pub max_image_bytes: Option<u64>,
+    pub max_result_bytes: Option<u64>,
+}
 
 /// Where a server default shows up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,6 +202,8 @@ pub struct ServerConfig {
     /// The most tools taken from the server's listing (after `toolFilter`); the rest are
     /// dropped with a warning, and no further page is asked for.
     pub max_tools: u32,
+    /// `results`, `maxResultChars`, `maxImages`, `maxImageBytes`, `maxResultBytes`.
+    pub results: ResultOverrides,
 }
 
 impl ServerConfig {
@@ -201,6 +235,7 @@ impl ServerConfig {
             ca_file: None,
             sse_fallback: false,
             max_tools: 0,
+            results: ResultOverrides::default(),
         }
     }
 
@@ -252,6 +287,7 @@ impl fmt::Debug for ServerConfig {
             .field("ca_file", &self.ca_file)
             .field("sse_fallback", &self.sse_fallback)
             .field("max_tools", &self.max_tools)
+            .field("results", &self.results)
             .finish()
     }
 }

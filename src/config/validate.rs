@@ -12,8 +12,8 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_TOOLS_LIMIT, McpConfig, ServerConfig,
-    TransportKind, ValidatedConfig, server_defaults,
+    DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
+    McpConfig, ResultMode, ServerConfig, TransportKind, ValidatedConfig, server_defaults,
 };
 use super::values::{display_value, excerpt, type_name};
 
@@ -170,23 +170,26 @@ fn check_count(path: &str, v: &Value, issues: &mut Issues) -> Option<u32> {
     }
 }
 
-fn check_max_tools(path: &str, v: &Value, issues: &mut Issues) -> Option<u32> {
+/// An integer from `min` to `max` (`5.0` counts as 5).
+fn check_int(path: &str, v: &Value, min: u64, max: u64, issues: &mut Issues) -> Option<u64> {
     let Value::Number(n) = v else {
         issues.expected(path, "number", v);
         return None;
     };
     let f = n.as_f64().unwrap_or(f64::NAN);
-    if !f.is_finite() || f < 1.0 || f.fract() != 0.0 {
-        issues.push(path, "Must be a positive integer");
+    if !f.is_finite() || f.fract() != 0.0 || f < min as f64 {
+        let what = if min == 0 {
+            "a non-negative"
+        } else {
+            "a positive"
+        };
+        issues.push(path, format_args!("Must be {what} integer"));
         None
-    } else if f > f64::from(MAX_TOOLS_LIMIT) {
-        issues.push(
-            path,
-            format_args!("Must be at most {MAX_TOOLS_LIMIT}, received {n}"),
-        );
+    } else if f > max as f64 {
+        issues.push(path, format_args!("Must be at most {max}, received {n}"));
         None
     } else {
-        Some(f as u32)
+        Some(f as u64)
     }
 }
 
@@ -237,7 +240,34 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
             s.resource_refresh_ms = check_duration(p, val, issues).unwrap_or(s.resource_refresh_ms)
         }
         "maxRestarts" => s.max_restarts = check_count(p, val, issues).unwrap_or(s.max_restarts),
-        "maxTools" => s.max_tools = check_max_tools(p, val, issues).unwrap_or(s.max_tools),
+        "maxTools" => {
+            s.max_tools = check_int(p, val, 1, MAX_TOOLS_LIMIT.into(), issues)
+                .map_or(s.max_tools, |n| n as u32)
+        }
+        "results" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match ResultMode::parse(&t) {
+                    Some(mode) => s.results.mode = Some(mode),
+                    None => issues.push(
+                        p,
+                        format_args!(
+                            "Invalid results '{}': expected 'compat' or 'rich'",
+                            excerpt(&t)
+                        ),
+                    ),
+                }
+            }
+        }
+        "maxResultChars" => {
+            s.results.max_result_chars = check_int(p, val, 1, MAX_RESULT_LIMIT, issues)
+        }
+        "maxImages" => s.results.max_images = check_int(p, val, 0, MAX_RESULT_LIMIT, issues),
+        "maxImageBytes" => {
+            s.results.max_image_bytes = check_int(p, val, 1, MAX_RESULT_LIMIT, issues)
+        }
+        "maxResultBytes" => {
+            s.results.max_result_bytes = check_int(p, val, 1, MAX_RESULT_LIMIT, issues)
+        }
         "toolFilter" => match super::tool_filter::parse_tool_filter(p, val) {
             Ok(filter) => s.tool_filter = filter,
             Err(found) => issues.0.extend(found),

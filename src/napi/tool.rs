@@ -16,7 +16,7 @@ use crate::js_text::JsText;
 use crate::manager::{AgentTool, Manager};
 use crate::session::Progress;
 use crate::tool_result::{
-    EXTERNAL_SOURCE, ExternalContent, ToolCallResult, bad_arguments, tool_arguments,
+    EXTERNAL_SOURCE, ExternalContent, RichParts, ToolCallResult, bad_arguments, tool_arguments,
 };
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
@@ -453,6 +453,7 @@ const PANIC_MESSAGE: &str = "internal error (panic) in the native addon";
 pub struct CallResult {
     text: JsText,
     external: Option<ExternalContent>,
+    rich: RichParts,
 }
 
 impl From<ToolCallResult> for CallResult {
@@ -460,6 +461,7 @@ impl From<ToolCallResult> for CallResult {
         Self {
             text: JsText::new(result.text),
             external: result.external,
+            rich: result.rich,
         }
     }
 }
@@ -470,8 +472,20 @@ impl ToNapiValue for CallResult {
         let mut part = Object::new(&env)?;
         part.set_named_property("type", "text")?;
         part.set_named_property("text", super::text::js_string(&env, value.text)?)?;
-        let mut content = env.create_array(1)?;
+        let RichParts {
+            images,
+            structured,
+            server_error,
+        } = value.rich;
+        let mut content = env.create_array(1 + images.len() as u32)?;
         content.set(0, part)?;
+        for (i, image) in images.into_iter().enumerate() {
+            let mut part = Object::new(&env)?;
+            part.set_named_property("type", "image")?;
+            part.set_named_property("data", image.data)?;
+            part.set_named_property("mimeType", image.mime_type)?;
+            content.set(i as u32 + 1, part)?;
+        }
         let mut details = Object::new(&env)?;
         match value.external {
             Some(ExternalContent { server, tool }) => {
@@ -482,8 +496,14 @@ impl ToNapiValue for CallResult {
                 external.set_named_property("tool", tool)?;
                 external.set_named_property("wrapped", true)?;
                 details.set_named_property("externalContent", external)?;
+                if server_error {
+                    details.set_named_property("error", true)?;
+                }
             }
             None => details.set_named_property("error", true)?,
+        }
+        if let Some(structured) = structured {
+            details.set_named_property("structuredContent", env.to_js_value(&structured)?)?;
         }
         let mut result = Object::new(&env)?;
         result.set_named_property("content", content)?;

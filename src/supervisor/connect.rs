@@ -364,6 +364,10 @@ pub(super) async fn list_tools(
             label: redactor.redact(&label).into_owned(),
             description: redactor.redact(&description).into_owned(),
             parameters_json: Arc::from(redactor.redact(&parameters).as_ref()),
+            output_schema: tool
+                .output_schema
+                .as_ref()
+                .map(|schema| Arc::new(serde_json::Value::Object((**schema).clone()))),
         }
     };
     let mut entries = Vec::new();

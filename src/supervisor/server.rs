@@ -30,6 +30,8 @@ pub struct ToolEntry {
     /// The converted parameter schema (compat mode) as JSON text, made once per discovery;
     /// the binding builds `parameters` from it (see `docs/design.md`).
     pub parameters_json: Arc<str>,
+    /// The tool's `outputSchema`, which rich results check `structuredContent` against.
+    pub output_schema: Option<Arc<serde_json::Value>>,
 }
 
 #[derive(Clone)]
@@ -154,6 +156,16 @@ impl Server {
     /// Sends `tools/call` and waits for the answer, the deadline or the caller's cancellation,
     /// whichever comes first. On a deadline or a cancellation the server is sent
     /// `notifications/cancelled` for the request.
+    /// The `outputSchema` of the server's tool `tool` in its current listing.
+    pub fn output_schema(&self, tool: &str) -> Option<Arc<serde_json::Value>> {
+        let snapshot = self.snapshot();
+        snapshot
+            .tools
+            .iter()
+            .find(|t| t.mcp_name == tool)
+            .and_then(|t| t.output_schema.clone())
+    }
+
     pub async fn call_tool(
         &self,
         tool: &str,

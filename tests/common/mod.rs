@@ -555,6 +555,7 @@ pub fn ok_text(outcome: ToolCallResult) -> String {
         ToolCallResult {
             text,
             external: Some(_),
+            ..
         } => text,
         other => panic!("expected a result, got {other:?}"),
     }
@@ -566,6 +567,7 @@ pub fn err_text(outcome: ToolCallResult) -> String {
         ToolCallResult {
             text,
             external: None,
+            ..
         } => text,
         other => panic!("expected an error, got {other:?}"),
     }

@@ -1,0 +1,49 @@
+//! JSON values checked against the JSON Schemas servers send (a result's `structuredContent`
+//! against its tool's `outputSchema`), with the `jsonschema` crate: every draft, and no
+//! network or file access, so a `$ref` outside the schema is never fetched (it fails instead).
+
+use serde_json::Value;
+
+/// The first place `value` breaks `schema`, as `at <JSON pointer>: <what>` (`at /` for the
+/// value itself); `None` when it conforms.
+pub fn first_error(schema: &Value, value: &Value) -> Option<String> {
+    let validator = match jsonschema::validator_for(schema) {
+        Ok(validator) => validator,
+        Err(error) => return Some(format!("the schema cannot be used: {error}")),
+    };
+    let error = validator.iter_errors(value).next()?;
+    let path = error.instance_path().to_string();
+    let path = if path.is_empty() {
+        "/".to_owned()
+    } else {
+        path
+    };
+    Some(format!("at {path}: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn names_the_first_failing_path() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"items": {"type": "array", "items": {"type": "integer"}}},
+            "required": ["items"]
+        });
+        assert_eq!(first_error(&schema, &json!({"items": [1, 2]})), None);
+        let e = first_error(&schema, &json!({"items": [1, "x"]})).unwrap();
+        assert!(e.starts_with("at /items/1: "), "{e}");
+        let e = first_error(&schema, &json!({})).unwrap();
+        assert!(e.starts_with("at /: ") && e.contains("items"), "{e}");
+    }
+
+    #[test]
+    fn a_remote_ref_is_never_fetched() {
+        let schema = json!({"$ref": "http://127.0.0.1:9/schema.json"});
+        let e = first_error(&schema, &json!(1)).unwrap();
+        assert!(e.starts_with("the schema cannot be used"), "{e}");
+    }
+}
