@@ -54,6 +54,10 @@ export interface McpServerConfig {
   /** The most tools taken from the server's listing (after `toolFilter`); the rest are
    *  dropped with a warning. Default 10000. */
   maxTools?: number
+  /** A progress notification restarts the call's toolTimeout. Default false. */
+  resetTimeoutOnProgress?: boolean
+  /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */
+  maxToolTimeout?: number
   /** This server's result mode (see `McpManagerOptions.results`); default the manager's. */
   results?: 'compat' | 'rich'
   /** This server's result caps; default the manager's. */

@@ -505,3 +505,46 @@ async fn a_tools_list_pagination_that_never_advances_fails_the_start() {
     );
     h.manager.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_restarts_the_tool_timeout_when_asked_never_past_the_cap() {
+    // Issue 13: a long call that keeps reporting progress failed at toolTimeout however alive
+    // it was. resetTimeoutOnProgress moves the deadline with each notification, capped by
+    // maxToolTimeout from the start of the call; the default keeps the original's behaviour.
+    let slow = |reset: bool, cap_ms: u64| {
+        let mut s = fault_server("f", &[]);
+        s.tool_timeout_ms = 400;
+        s.reset_timeout_on_progress = reset;
+        s.max_tool_timeout_ms = cap_ms;
+        s
+    };
+    let args = || json!({ "ms": 1500 }).as_object().cloned();
+    for (reset, cap, expect_ok) in [
+        (false, 600_000, false),
+        (true, 10_000, true),
+        (true, 900, false),
+    ] {
+        let h = Harness::new(vec![slow(reset, cap)]);
+        h.manager.start().await;
+        let started = Instant::now();
+        let outcome = h
+            .manager
+            .execute(0, "slow", "", args(), &CancellationToken::new(), None)
+            .await;
+        let took = started.elapsed();
+        if expect_ok {
+            assert!(ok_text(outcome).contains("slept 1500 ms"));
+        } else {
+            assert_eq!(
+                err_text(outcome),
+                "MCP tool error (f/slow): MCP error -32001: Request timed out"
+            );
+            let bound = if reset { cap } else { 400 };
+            assert!(
+                took >= Duration::from_millis(bound) && took < Duration::from_millis(bound + 700),
+                "reset {reset}, cap {cap}: took {took:?}"
+            );
+        }
+        h.manager.shutdown().await;
+    }
+}

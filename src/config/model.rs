@@ -16,6 +16,9 @@ pub use crate::policy::ToolFilter;
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 /// Default per-call tool timeout (`toolTimeout`), in milliseconds.
 pub const DEFAULT_TOOL_TIMEOUT_MS: u64 = 60_000;
+/// Default `maxToolTimeout`: the most a call may run when progress keeps restarting its
+/// `toolTimeout` (10 minutes).
+pub const DEFAULT_MAX_TOOL_TIMEOUT_MS: u64 = 600_000;
 /// Default `maxRestarts`.
 pub const DEFAULT_MAX_RESTARTS: u32 = 5;
 /// Default `resourceRefreshMs`.
@@ -92,7 +95,7 @@ pub(crate) struct ServerDefault {
 /// [`DefaultScope::Schema`] entries into `data`. Keys without an entry (`command`,
 /// `args`, `env`, `cwd`, `url`, `headers`, `toolPrefix`, `toolFilter`, `caFile`)
 /// default to absent / empty.
-pub(crate) fn server_defaults() -> [ServerDefault; 12] {
+pub(crate) fn server_defaults() -> [ServerDefault; 14] {
     use DefaultScope::{Extension, Schema};
     let d = |key, value: Value, scope| ServerDefault { key, value, scope };
     [
@@ -112,6 +115,12 @@ pub(crate) fn server_defaults() -> [ServerDefault; 12] {
         ),
         d("sseFallback", Value::Bool(true), Extension),
         d("maxTools", Value::from(DEFAULT_MAX_TOOLS), Extension),
+        d("resetTimeoutOnProgress", Value::Bool(false), Extension),
+        d(
+            "maxToolTimeout",
+            Value::from(DEFAULT_MAX_TOOL_TIMEOUT_MS),
+            Extension,
+        ),
     ]
 }
 
@@ -204,6 +213,10 @@ pub struct ServerConfig {
     pub max_tools: u32,
     /// `results`, `maxResultChars`, `maxImages`, `maxImageBytes`, `maxResultBytes`.
     pub results: ResultOverrides,
+    /// A progress notification restarts the call's `toolTimeout` (never past
+    /// `max_tool_timeout_ms` from the start of the call).
+    pub reset_timeout_on_progress: bool,
+    pub max_tool_timeout_ms: u64,
 }
 
 impl ServerConfig {
@@ -236,6 +249,8 @@ impl ServerConfig {
             sse_fallback: false,
             max_tools: 0,
             results: ResultOverrides::default(),
+            reset_timeout_on_progress: false,
+            max_tool_timeout_ms: 0,
         }
     }
 
@@ -288,6 +303,8 @@ impl fmt::Debug for ServerConfig {
             .field("sse_fallback", &self.sse_fallback)
             .field("max_tools", &self.max_tools)
             .field("results", &self.results)
+            .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
+            .field("max_tool_timeout_ms", &self.max_tool_timeout_ms)
             .finish()
     }
 }

@@ -244,6 +244,13 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
             s.max_tools = check_int(p, val, 1, MAX_TOOLS_LIMIT.into(), issues)
                 .map_or(s.max_tools, |n| n as u32)
         }
+        "resetTimeoutOnProgress" => {
+            s.reset_timeout_on_progress =
+                check_bool(p, val, issues).unwrap_or(s.reset_timeout_on_progress)
+        }
+        "maxToolTimeout" => {
+            s.max_tool_timeout_ms = check_duration(p, val, issues).unwrap_or(s.max_tool_timeout_ms)
+        }
         "results" => {
             if let Some(t) = check_string(p, val, issues) {
                 match ResultMode::parse(&t) {

@@ -191,21 +191,48 @@ impl Server {
             .await
             .map_err(CallError::from_service)?;
         let token = handle.progress_token.clone();
-        if let Some(sink) = progress {
-            self.progress.register(token.clone(), sink);
-        }
-        let id = handle.id.clone();
-        let rx = handle.rx;
+        let started = tokio::time::Instant::now();
         let timeout = Duration::from_millis(self.config.tool_timeout_ms);
-        let outcome = tokio::select! {
-            answer = rx => match answer {
-                Ok(Ok(ServerResult::CallToolResult(result))) => Ok(result),
-                Ok(Ok(_)) => Err(CallError::Protocol("unexpected answer to tools/call".to_owned())),
-                Ok(Err(error)) => Err(CallError::from_service(error)),
-                Err(_) => Err(CallError::Closed),
-            },
-            _ = tokio::time::sleep(timeout) => Err(CallError::Timeout(timeout)),
-            _ = cancel.cancelled() => Err(CallError::Aborted),
+        // With resetTimeoutOnProgress the call watches its own progress (passing it on to the
+        // caller's sink) to move its deadline, never past maxToolTimeout from the start.
+        let reset = self.config.reset_timeout_on_progress;
+        let cap = Duration::from_millis(self.config.max_tool_timeout_ms).max(timeout);
+        let (watch_tx, mut watched) = mpsc::unbounded_channel();
+        let forward = if reset {
+            self.progress.register(token.clone(), watch_tx);
+            progress
+        } else {
+            if let Some(sink) = progress {
+                self.progress.register(token.clone(), sink);
+            }
+            None
+        };
+        let id = handle.id.clone();
+        let mut rx = handle.rx;
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let outcome = loop {
+            tokio::select! {
+                answer = &mut rx => break match answer {
+                    Ok(Ok(ServerResult::CallToolResult(result))) => Ok(result),
+                    Ok(Ok(_)) => {
+                        Err(CallError::Protocol("unexpected answer to tools/call".to_owned()))
+                    }
+                    Ok(Err(error)) => Err(CallError::from_service(error)),
+                    Err(_) => Err(CallError::Closed),
+                },
+                Some(update) = watched.recv(), if reset => {
+                    if let Some(sink) = &forward {
+                        let _ = sink.send(update);
+                    }
+                    let next = (tokio::time::Instant::now() + timeout).min(started + cap);
+                    deadline.as_mut().reset(next);
+                }
+                _ = &mut deadline => {
+                    break Err(CallError::Timeout(started.elapsed().max(timeout).min(cap)));
+                }
+                _ = cancel.cancelled() => break Err(CallError::Aborted),
+            }
         };
         self.progress.unregister(&token);
         // A connection that closed because the server broke its stream says how.
