@@ -212,6 +212,17 @@ export declare class McpManager {
   getTools(): AgentTool[]
   /** Every ready server's resources, read and wrapped as untrusted content. */
   getResourceContext(): Promise<string>
+  /** The prompts of every ready server that declares prompts (all pages), in config order. */
+  listPrompts(): Promise<McpPrompt[]>
+  /**
+   * `prompts/get` on `server`, every message's text wrapped as untrusted content. Bad
+   * arguments or a failure reject with the reason; never throws.
+   */
+  getPrompt(server: string, name: string, args?: Record<string, string>): Promise<McpPromptResult>
+  /** The resources and resource templates of every ready server that declares resources. */
+  listResources(): Promise<McpResourceList>
+  /** `resources/read` of `uri` on `server`, wrapped as untrusted content. Never throws. */
+  readResource(server: string, uri: string): Promise<string>
   /** Stops every server and its process tree. Idempotent; never rejects. */
   shutdown(): Promise<void>
   getStatus(): Array<McpServerStatusEntry>
@@ -257,12 +268,67 @@ export interface LoadMcpConfigOptions {
  */
 export declare function managerConfigsForOpenclaw(input: unknown): Array<AgentMcpConfig>
 
+export interface McpPrompt {
+  server: string
+  name: string
+  title?: string
+  description?: string
+  arguments: Array<McpPromptArgument>
+}
+
+export interface McpPromptArgument {
+  name: string
+  title?: string
+  description?: string
+  required: boolean
+}
+
+export interface McpPromptMessage {
+  role: 'user' | 'assistant'
+  content: McpTextContent
+}
+
+export interface McpPromptResult {
+  description?: string
+  messages: Array<McpPromptMessage>
+}
+
+export interface McpResource {
+  server: string
+  uri: string
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+}
+
+export interface McpResourceList {
+  resources: Array<McpResource>
+  templates: Array<McpResourceTemplate>
+}
+
+export interface McpResourceTemplate {
+  server: string
+  /** RFC 6570. */
+  uriTemplate: string
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+}
+
 export interface McpServerStatusEntry {
   name: string
   status: McpServerStatus
   toolCount: number
   /** The transport of the last successful connection: `stdio`, `streamable-http` or `sse`. */
   transport?: string
+}
+
+export interface McpTextContent {
+  type: 'text'
+  /** Wrapped as untrusted content from the server. */
+  text: string
 }
 
 /** The version of the native core (equals the package version). */

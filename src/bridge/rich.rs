@@ -127,35 +127,7 @@ pub fn rich_result(
                     Err(why) => lines.push(format!("[Image: {}, {why}]", shown_mime(&mime))),
                 }
             }
-            ContentBlock::Audio(audio) => lines.push(format!(
-                "[Audio: {}, {} bytes]",
-                shown_mime(&media::essence(&audio.mime_type)),
-                media::base64_len(&audio.data)
-            )),
-            ContentBlock::Resource(embedded) => match embedded.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    lines.push(format!("[Resource: {uri}]\n{text}"));
-                }
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => lines.push(format!(
-                    "[Resource: {uri}, {}, {} bytes]",
-                    shown_mime(mime_type.as_deref().unwrap_or("")),
-                    media::base64_len(&blob)
-                )),
-                // A kind of resource content newer than this client: named, not shown.
-                _ => lines.push("[Resource: unsupported content]".to_owned()),
-            },
-            ContentBlock::ResourceLink(link) => lines.push(match link.mime_type.as_deref() {
-                Some(mime) if !mime.is_empty() => {
-                    format!("[Resource link: {}, {}, {mime}]", link.name, link.uri)
-                }
-                _ => format!("[Resource link: {}, {}]", link.name, link.uri),
-            }),
-            _ => lines.push("[Content: a type this client does not know]".to_owned()),
+            other => lines.push(describe(other)),
         }
     }
     if let Some(structured) = &result.structured_content {
@@ -170,6 +142,46 @@ pub fn rich_result(
         structured: result.structured_content,
         is_error: result.is_error == Some(true),
     })
+}
+
+/// A content block as a line of text: text as it is, everything else described (an image by
+/// its type; see the table above for the rest). What a prompt message becomes.
+pub fn describe(block: ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text,
+        ContentBlock::Image(image) => {
+            format!("[Image: {}]", shown_mime(&media::essence(&image.mime_type)))
+        }
+        ContentBlock::Audio(audio) => format!(
+            "[Audio: {}, {} bytes]",
+            shown_mime(&media::essence(&audio.mime_type)),
+            media::base64_len(&audio.data)
+        ),
+        ContentBlock::Resource(embedded) => match embedded.resource {
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                format!("[Resource: {uri}]\n{text}")
+            }
+            ResourceContents::BlobResourceContents {
+                uri,
+                mime_type,
+                blob,
+                ..
+            } => format!(
+                "[Resource: {uri}, {}, {} bytes]",
+                shown_mime(mime_type.as_deref().unwrap_or("")),
+                media::base64_len(&blob)
+            ),
+            // A kind of resource content newer than this client: named, not shown.
+            _ => "[Resource: unsupported content]".to_owned(),
+        },
+        ContentBlock::ResourceLink(link) => match link.mime_type.as_deref() {
+            Some(mime) if !mime.is_empty() => {
+                format!("[Resource link: {}, {}, {mime}]", link.name, link.uri)
+            }
+            _ => format!("[Resource link: {}, {}]", link.name, link.uri),
+        },
+        _ => "[Content: a type this client does not know]".to_owned(),
+    }
 }
 
 fn shown_mime(mime: &str) -> &str {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use super::catalog;
 use super::host_env::{self, JsEnvironment};
 use super::logger::JsLogSink;
 use super::settle::Settler;
@@ -125,6 +126,85 @@ impl McpManager {
     pub fn get_resource_context<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, String>> {
         let manager = self.inner.clone();
         env.spawn_future(async move { Ok(manager.resource_context().await) })
+    }
+
+    /// The prompts of every ready server that declares prompts (all pages), in config order.
+    #[napi(ts_return_type = "Promise<McpPrompt[]>")]
+    pub fn list_prompts<'env>(
+        &self,
+        env: &'env Env,
+    ) -> Result<PromiseRaw<'env, Vec<catalog::McpPrompt>>> {
+        let manager = self.inner.clone();
+        env.spawn_future(async move { Ok(catalog::prompts(manager.list_prompts().await)) })
+    }
+
+    /// `prompts/get` on `server`, every message's text wrapped as untrusted content. Bad
+    /// arguments or a failure reject with the reason; never throws.
+    #[napi(
+        ts_args_type = "server: string, name: string, args?: Record<string, string>",
+        ts_return_type = "Promise<McpPromptResult>"
+    )]
+    pub fn get_prompt<'env>(
+        &self,
+        env: &'env Env,
+        server: Unknown,
+        name: Unknown,
+        args: Option<Unknown>,
+    ) -> Result<PromiseRaw<'env, catalog::McpPromptResult>> {
+        let input = (|| {
+            let server = catalog::string_arg(server, "getPrompt: server")?;
+            let name = catalog::string_arg(name, "getPrompt: name")?;
+            let args = match args {
+                None => None,
+                Some(value) => match super::json_from_js(env, value).map_err(|e| e.reason)? {
+                    serde_json::Value::Null => None,
+                    serde_json::Value::Object(map) => Some(map),
+                    _ => return Err("getPrompt: args must be an object of strings".to_owned()),
+                },
+            };
+            Ok((server, name, args))
+        })();
+        let manager = self.inner.clone();
+        env.spawn_future(async move {
+            let failed = |e: String| Error::new(Status::GenericFailure, e);
+            let (server, name, args) = input.map_err(failed)?;
+            let outcome = manager
+                .get_prompt(&server, &name, args)
+                .await
+                .map_err(failed)?;
+            Ok(catalog::prompt_result(outcome))
+        })
+    }
+
+    /// The resources and resource templates of every ready server that declares resources.
+    #[napi(ts_return_type = "Promise<McpResourceList>")]
+    pub fn list_resources<'env>(
+        &self,
+        env: &'env Env,
+    ) -> Result<PromiseRaw<'env, catalog::McpResourceList>> {
+        let manager = self.inner.clone();
+        env.spawn_future(async move { Ok(catalog::resource_list(manager.list_resources().await)) })
+    }
+
+    /// `resources/read` of `uri` on `server`, wrapped as untrusted content. Never throws.
+    #[napi(
+        ts_args_type = "server: string, uri: string",
+        ts_return_type = "Promise<string>"
+    )]
+    pub fn read_resource<'env>(
+        &self,
+        env: &'env Env,
+        server: Unknown,
+        uri: Unknown,
+    ) -> Result<PromiseRaw<'env, String>> {
+        let input = catalog::string_arg(server, "readResource: server")
+            .and_then(|s| Ok((s, catalog::string_arg(uri, "readResource: uri")?)));
+        let manager = self.inner.clone();
+        env.spawn_future(async move {
+            let failed = |e: String| Error::new(Status::GenericFailure, e);
+            let (server, uri) = input.map_err(failed)?;
+            manager.read_resource(&server, &uri).await.map_err(failed)
+        })
     }
 
     /// Stops every server and its process tree. Idempotent; never rejects.

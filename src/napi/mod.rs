@@ -2,6 +2,7 @@
 //! its own. Nothing in it may panic into JS: closures called from JS catch unwinds, and futures
 //! handed to JS are built so a failure becomes a value, never a crash.
 
+mod catalog;
 mod functions;
 mod host_env;
 mod logger;

@@ -20,10 +20,13 @@ pub const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 pub const CLIENT_NAME: &str = "openclaw-mcp";
 pub const CLIENT_VERSION: &str = "1.0.0";
 
+type Callback = Arc<dyn Fn() + Send + Sync>;
+
 #[derive(Clone)]
 pub struct SessionHandler {
     server: String,
     tools_changed: Arc<Notify>,
+    resources_changed: Option<Callback>,
     log: Log,
 }
 
@@ -32,8 +35,15 @@ impl SessionHandler {
         Self {
             server: server.to_owned(),
             tools_changed,
+            resources_changed: None,
             log,
         }
+    }
+
+    /// Runs `f` when the server says its resources changed.
+    pub fn on_resources_changed(mut self, f: impl Fn() + Send + Sync + 'static) -> Self {
+        self.resources_changed = Some(Arc::new(f));
+        self
     }
 }
 
@@ -48,6 +58,12 @@ impl ClientHandler for SessionHandler {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.notify_one();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        if let Some(f) = &self.resources_changed {
+            f();
+        }
     }
 
     #[allow(deprecated)]

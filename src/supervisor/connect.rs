@@ -45,8 +45,9 @@ pub(super) async fn connect(
     attempt: Attempt<'_>,
 ) -> Result<Connected, ConnectError> {
     let config = &server.config;
-    // A reason recorded for the last session says nothing about this one.
+    // A reason recorded for the last session says nothing about this one, nor do its resources.
     server.fault.clear();
+    server.resource_cache.clear();
     // Resolution reads the same environment the server will inherit.
     let resolver = attempt.resolver.for_env(attempt.env.clone());
     let secrets = tokio::select! {
@@ -56,7 +57,11 @@ pub(super) async fn connect(
     let connect_timeout = Duration::from_millis(config.timeout_ms);
     let deadline = Instant::now() + connect_timeout;
     let setup = SessionSetup {
-        handler: SessionHandler::new(&config.name, attempt.tools_changed, server.log.clone()),
+        handler: SessionHandler::new(&config.name, attempt.tools_changed, server.log.clone())
+            .on_resources_changed({
+                let cache = server.resource_cache.clone();
+                move || cache.clear()
+            }),
         progress: server.progress.clone(),
         lost: None,
         deadline,

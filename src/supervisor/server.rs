@@ -34,6 +34,29 @@ pub struct ToolEntry {
     pub output_schema: Option<Arc<serde_json::Value>>,
 }
 
+/// A server's last resource context block and until when it may be reused. Cleared when the
+/// server says its resources changed and at every (re)connect.
+#[derive(Clone, Default)]
+pub struct ResourceCache(Arc<std::sync::Mutex<Option<(tokio::time::Instant, String)>>>);
+
+impl ResourceCache {
+    pub fn get(&self) -> Option<String> {
+        let slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        slot.as_ref()
+            .filter(|(until, _)| tokio::time::Instant::now() < *until)
+            .map(|(_, block)| block.clone())
+    }
+
+    pub fn put(&self, block: String, keep: Duration) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) =
+            Some((tokio::time::Instant::now() + keep, block));
+    }
+
+    pub fn clear(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
 #[derive(Clone)]
 pub struct Snapshot {
     pub status: Status,
@@ -75,6 +98,7 @@ pub struct Server {
     pub(super) progress: Arc<ProgressRouter>,
     /// Why the current stdio session's output could no longer be trusted, if it could not.
     pub(super) fault: StreamFault,
+    pub(super) resource_cache: ResourceCache,
     pub(super) log: Log,
     pub(super) options: Arc<RuntimeOptions>,
 }
@@ -92,6 +116,7 @@ impl Server {
             state,
             progress: Arc::new(ProgressRouter::default()),
             fault: StreamFault::default(),
+            resource_cache: ResourceCache::default(),
             log,
             options,
         })
@@ -99,6 +124,20 @@ impl Server {
 
     pub fn name(&self) -> &str {
         &self.config.name
+    }
+
+    /// The last resource context block of this server, reused for `resourceRefreshMs`.
+    pub fn resource_cache(&self) -> &ResourceCache {
+        &self.resource_cache
+    }
+
+    pub fn resource_refresh(&self) -> Duration {
+        Duration::from_millis(self.config.resource_refresh_ms)
+    }
+
+    /// How long one request other than a tool call may take (the connect `timeout`).
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.config.timeout_ms)
     }
 
     pub fn snapshot(&self) -> Snapshot {

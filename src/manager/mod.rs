@@ -1,10 +1,14 @@
 //! The set of servers a gateway configured: start them all, hand out their tools, run tool
 //! calls, build the resource context, shut everything down.
 
+mod catalog;
+
+pub use catalog::{PromptArgumentInfo, PromptInfo, PromptOutcome, ResourceInfo};
+
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rmcp::model::{JsonObject, ReadResourceRequestParams, ResourceContents};
+use rmcp::model::{JsonObject, ReadResourceRequestParams};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
@@ -411,7 +415,25 @@ impl Manager {
             if server.status() != Status::Ready || !server.config.resources {
                 continue;
             }
-            match self.server_resources(server).await {
+            // Only servers that declare resources are asked (the original asked every server
+            // and logged "Method not found" for those without).
+            if !server
+                .ready_peer()
+                .is_ok_and(|p| catalog::declares_resources(&p))
+            {
+                continue;
+            }
+            // `resourceRefreshMs`: a block is reused that long, until the server says its
+            // resources changed or it reconnects.
+            let block = match server.resource_cache().get() {
+                Some(block) => Ok(block),
+                None => self.server_resources(server).await.inspect(|block| {
+                    server
+                        .resource_cache()
+                        .put(block.clone(), server.resource_refresh());
+                }),
+            };
+            match block {
                 Ok(block) if !block.is_empty() => blocks.push(block),
                 Ok(_) => {}
                 Err(error) => self.log.warn(&format!(
@@ -446,23 +468,7 @@ impl Manager {
             .and_then(|r| r.map_err(CallError::from_service));
             match read {
                 Ok(result) => {
-                    let text = result
-                        .contents
-                        .iter()
-                        .filter_map(|part| match part {
-                            ResourceContents::TextResourceContents { text, .. } => {
-                                Some(text.clone())
-                            }
-                            ResourceContents::BlobResourceContents { mime_type, uri, .. } => {
-                                Some(format!(
-                                    "[Binary resource: {}, {uri}]",
-                                    mime_type.as_deref().unwrap_or("unknown")
-                                ))
-                            }
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n");
+                    let text = catalog::resource_text(&result.contents);
                     let wrapped = self.wrap_untrusted(name, &resource.uri, &text);
                     sections.push(format!(
                         "### {} ({})\n{wrapped}",

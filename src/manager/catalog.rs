@@ -1,0 +1,275 @@
+//! What servers offer besides tools: prompts and resources, listed (every page) from the
+//! servers that declare them and read with their text wrapped as untrusted content.
+
+use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, ResourceContents, Role};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::{Map, Value};
+
+use super::Manager;
+use crate::bridge;
+use crate::error::CallError;
+use crate::status::Status;
+use crate::supervisor::Server;
+
+/// A prompt a server offers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptInfo {
+    pub server: String,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub arguments: Vec<PromptArgumentInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptArgumentInfo {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub required: bool,
+}
+
+/// A prompt got from its server: each message's text wrapped as untrusted content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptOutcome {
+    pub description: Option<String>,
+    /// `(role, wrapped text)`; role is `user` or `assistant`.
+    pub messages: Vec<(&'static str, String)>,
+}
+
+/// A resource (or, with `uri_template`, a resource template) a server offers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceInfo {
+    pub server: String,
+    /// The resource's URI, or the template's RFC 6570 URI template.
+    pub uri: String,
+    pub is_template: bool,
+    pub name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+impl Manager {
+    /// The ready servers that declare `capability` (`prompts` or `resources`).
+    fn offering(
+        &self,
+        capability: fn(&Peer<RoleClient>) -> bool,
+    ) -> Vec<(&Server, Peer<RoleClient>)> {
+        self.servers
+            .iter()
+            .filter(|s| s.status() == Status::Ready)
+            .filter_map(|s| s.ready_peer().ok().map(|peer| (s.as_ref(), peer)))
+            .filter(|(_, peer)| capability(peer))
+            .collect()
+    }
+
+    /// Every prompt of every ready server that declares prompts, in config order; a server
+    /// whose listing fails is left out with a warning.
+    pub async fn list_prompts(&self) -> Vec<PromptInfo> {
+        let mut out = Vec::new();
+        for (server, peer) in self.offering(declares_prompts) {
+            let timeout = server.request_timeout();
+            match tokio::time::timeout(timeout, peer.list_all_prompts()).await {
+                Ok(Ok(prompts)) => out.extend(prompts.into_iter().map(|p| {
+                    PromptInfo {
+                        server: server.name().to_owned(),
+                        name: p.name,
+                        title: p.title.map(|t| self.redact(&t)),
+                        description: p.description.map(|d| self.redact(&d)),
+                        arguments: p
+                            .arguments
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|a| PromptArgumentInfo {
+                                name: a.name,
+                                title: a.title.map(|t| self.redact(&t)),
+                                description: a.description.map(|d| self.redact(&d)),
+                                required: a.required == Some(true),
+                            })
+                            .collect(),
+                    }
+                })),
+                Ok(Err(e)) => self.listing_failed(server, "prompts", &CallError::from_service(e)),
+                Err(_) => self.listing_failed(server, "prompts", &CallError::Timeout(timeout)),
+            }
+        }
+        out
+    }
+
+    /// `prompts/get` on `server`; every message's text wrapped as untrusted content from it.
+    pub async fn get_prompt(
+        &self,
+        server: &str,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<PromptOutcome, String> {
+        let server = self.server_named(server)?;
+        let peer = server.ready_peer().map_err(|e| e.to_string())?;
+        let arguments = arguments
+            .map(|args| {
+                args.into_iter()
+                    .map(|(k, v)| match v {
+                        Value::String(s) => Ok((k, Value::String(s))),
+                        other => Err(format!(
+                            "getPrompt: argument '{k}' must be a string, got {}",
+                            json_type(&other)
+                        )),
+                    })
+                    .collect::<Result<Map<String, Value>, String>>()
+            })
+            .transpose()?;
+        let mut params = GetPromptRequestParams::new(name);
+        if let Some(arguments) = arguments {
+            params = params.with_arguments(arguments);
+        }
+        let timeout = server.request_timeout();
+        let result = tokio::time::timeout(timeout, peer.get_prompt(params))
+            .await
+            .map_err(|_| CallError::Timeout(timeout).to_string())?
+            .map_err(|e| self.redact(&CallError::from_service(e).to_string()))?;
+        let source = format!("prompt:{name}");
+        Ok(PromptOutcome {
+            description: result.description.map(|d| self.redact(&d)),
+            messages: result
+                .messages
+                .into_iter()
+                .map(|m| {
+                    let role = match m.role {
+                        Role::Assistant => "assistant",
+                        _ => "user",
+                    };
+                    let text = bridge::rich::describe(m.content);
+                    (role, self.wrap_untrusted(server.name(), &source, &text))
+                })
+                .collect(),
+        })
+    }
+
+    /// Every resource and resource template of every ready server that declares resources
+    /// (and has `resources` on in its config), in config order.
+    pub async fn list_resources(&self) -> Vec<ResourceInfo> {
+        let mut out = Vec::new();
+        for (server, peer) in self.offering(declares_resources) {
+            if !server.config.resources {
+                continue;
+            }
+            let timeout = server.request_timeout();
+            let name = server.name().to_owned();
+            match tokio::time::timeout(timeout, peer.list_all_resources()).await {
+                Ok(Ok(resources)) => out.extend(resources.into_iter().map(|r| ResourceInfo {
+                    server: name.clone(),
+                    uri: r.uri.clone(),
+                    is_template: false,
+                    name: r.name.clone(),
+                    title: r.title.as_deref().map(|t| self.redact(t)),
+                    description: r.description.as_deref().map(|d| self.redact(d)),
+                    mime_type: r.mime_type.clone(),
+                })),
+                Ok(Err(e)) => {
+                    self.listing_failed(server, "resources", &CallError::from_service(e));
+                    continue;
+                }
+                Err(_) => {
+                    self.listing_failed(server, "resources", &CallError::Timeout(timeout));
+                    continue;
+                }
+            }
+            match tokio::time::timeout(timeout, peer.list_all_resource_templates()).await {
+                Ok(Ok(templates)) => out.extend(templates.into_iter().map(|t| ResourceInfo {
+                    server: name.clone(),
+                    uri: t.uri_template.clone(),
+                    is_template: true,
+                    name: t.name.clone(),
+                    title: t.title.as_deref().map(|x| self.redact(x)),
+                    description: t.description.as_deref().map(|d| self.redact(d)),
+                    mime_type: t.mime_type.clone(),
+                })),
+                // Templates are optional: a server without them may answer "Method not found".
+                Ok(Err(_)) | Err(_) => {}
+            }
+        }
+        out
+    }
+
+    /// `resources/read` of `uri` on `server`: its text parts (blobs as a line) joined and
+    /// wrapped as untrusted content.
+    pub async fn read_resource(&self, server: &str, uri: &str) -> Result<String, String> {
+        let server = self.server_named(server)?;
+        let peer = server.ready_peer().map_err(|e| e.to_string())?;
+        if !declares_resources(&peer) {
+            return Err(format!(
+                "MCP server '{}' does not offer resources",
+                server.name()
+            ));
+        }
+        let timeout = server.request_timeout();
+        let result = tokio::time::timeout(
+            timeout,
+            peer.read_resource(ReadResourceRequestParams::new(uri.to_owned())),
+        )
+        .await
+        .map_err(|_| CallError::Timeout(timeout).to_string())?
+        .map_err(|e| self.redact(&CallError::from_service(e).to_string()))?;
+        let text = resource_text(&result.contents);
+        Ok(self.wrap_untrusted(server.name(), uri, &text))
+    }
+
+    fn server_named(&self, name: &str) -> Result<&Server, String> {
+        self.servers
+            .iter()
+            .find(|s| s.name() == name)
+            .map(|s| s.as_ref())
+            .ok_or_else(|| format!("no MCP server named '{name}'"))
+    }
+
+    fn redact(&self, text: &str) -> String {
+        self.log.redactor().redact(text).into_owned()
+    }
+
+    fn listing_failed(&self, server: &Server, what: &str, error: &CallError) {
+        self.log.warn(&format!(
+            "Failed to list {what} of '{}': {}",
+            server.name(),
+            self.redact(&error.to_string())
+        ));
+    }
+}
+
+/// A read resource's parts as text: text parts as they are, blobs as a line (what the
+/// resource context has always shown).
+pub(super) fn resource_text(contents: &[ResourceContents]) -> String {
+    contents
+        .iter()
+        .filter_map(|part| match part {
+            ResourceContents::TextResourceContents { text, .. } => Some(text.clone()),
+            ResourceContents::BlobResourceContents { mime_type, uri, .. } => Some(format!(
+                "[Binary resource: {}, {uri}]",
+                mime_type.as_deref().unwrap_or("unknown")
+            )),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+pub(super) fn declares_resources(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| info.capabilities.resources.is_some())
+}
+
+fn declares_prompts(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info()
+        .is_some_and(|info| info.capabilities.prompts.is_some())
+}
