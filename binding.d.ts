@@ -125,6 +125,46 @@ export interface McpManagerOptions {
 
 export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' | 'closed'
 
+/** What `manager.on(event, listener)` accepts, and what each listener receives. */
+export type McpManagerEvent = 'status' | 'toolsChanged' | 'toolCall' | 'serverLog'
+
+export interface McpStatusEvent {
+  server: string
+  status: McpServerStatus
+  previous: McpServerStatus
+  /** Why the server is in `error` (secrets masked). */
+  error?: string
+}
+
+export interface McpToolsChangedEvent {
+  server: string
+  /** Agent tool names. */
+  added: string[]
+  removed: string[]
+  /** Offered before and after, with another label, description or schema. */
+  changed: string[]
+}
+
+/** The audit record of one tool call, after it ended, whatever its outcome. */
+export interface McpToolCallEvent {
+  type: 'tool.executed' | 'tool.failed'
+  server: string
+  tool: string
+  agentTool: string
+  toolCallId: string
+  durationMs: number
+  outcome: 'ok' | 'error' | 'timeout' | 'aborted' | 'denied'
+  error?: string
+}
+
+/** A server's `notifications/message` (secrets masked). */
+export interface McpServerLogEvent {
+  server: string
+  level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
+  logger?: string
+  data: unknown
+}
+
 export interface AgentToolTextContent {
   type: 'text'
   text: string
@@ -212,6 +252,13 @@ export declare class McpManager {
   getTools(): AgentTool[]
   /** Every ready server's resources, read and wrapped as untrusted content. */
   getResourceContext(): Promise<string>
+  /**
+   * Adds a listener for `event` (`status`, `toolsChanged`, `toolCall`, `serverLog`). A
+   * listener never keeps Node alive; one that throws is skipped.
+   */
+  on(event: McpManagerEvent, listener: (payload: any) => void): void
+  /** Removes a listener added with `on` (the last one added, if it was added twice). */
+  off(event: McpManagerEvent, listener: (payload: any) => void): void
   /** The prompts of every ready server that declares prompts (all pages), in config order. */
   listPrompts(): Promise<McpPrompt[]>
   /**

@@ -10,6 +10,7 @@
 pub mod bridge;
 pub mod config;
 pub mod error;
+pub mod events;
 pub mod heap;
 pub mod host_env;
 pub mod http_client;

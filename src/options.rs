@@ -32,6 +32,8 @@ pub struct ManagerOptions {
     /// Where a server's restart reads the host environment (the first start gets it from
     /// [`crate::manager::Manager::start_in`]).
     pub host_env: Arc<dyn HostEnvironment>,
+    /// Where events go (the binding's JS listeners); none by default.
+    pub events: crate::events::Events,
     /// `results`: what tool results become (a server's own `results` wins).
     pub results: ResultMode,
     /// `maxResultChars`, `maxImages`, `maxImageBytes`, `maxResultBytes` (rich mode; a server's
@@ -48,6 +50,7 @@ impl Default for ManagerOptions {
             policy: ToolPolicy::default(),
             secret_providers: ProviderDefinitions::default(),
             host_env: Arc::new(ProcessEnvironment),
+            events: crate::events::Events::default(),
             results: ResultMode::default(),
             result_limits: ResultLimits::default(),
         }

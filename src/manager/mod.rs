@@ -16,6 +16,7 @@ use crate::bridge::rich::ResultLimits;
 use crate::bridge::{self, NameScheme, ServerTools};
 use crate::config::{McpConfig, ResultMode};
 use crate::error::CallError;
+use crate::events::{Event, Events, ToolCallRecord};
 use crate::host_env::HostEnvironment;
 use crate::log::{Log, LogSink};
 use crate::policy::ToolPolicy;
@@ -62,6 +63,7 @@ pub struct Manager {
     log: Log,
     resolver: Arc<SecretResolver>,
     wrap_format: WrapFormat,
+    events: Events,
     results: ResultMode,
     result_limits: ResultLimits,
     name_scheme: NameScheme,
@@ -102,13 +104,14 @@ impl Manager {
             .servers
             .into_iter()
             .filter(|s| s.enabled)
-            .map(|s| Server::new(s, log.clone(), runtime.clone()))
+            .map(|s| Server::new(s, log.clone(), runtime.clone(), options.events.clone()))
             .collect();
         Self {
             servers,
             log,
             resolver,
             wrap_format: options.wrap_format,
+            events: options.events,
             results: options.results,
             result_limits: options.result_limits,
             name_scheme: options.name_scheme,
@@ -276,8 +279,117 @@ impl Manager {
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> ToolCallResult {
+        self.execute_call(
+            "",
+            server_index,
+            tool,
+            agent_name,
+            arguments,
+            cancel,
+            progress,
+        )
+        .await
+    }
+
+    /// [`Self::execute`] for the call `tool_call_id`, which the `toolCall` event names.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn execute_call(
+        &self,
+        tool_call_id: &str,
+        server_index: usize,
+        tool: &str,
+        agent_name: &str,
+        arguments: Option<JsonObject>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> ToolCallResult {
+        let started = Instant::now();
+        let (result, outcome) = self
+            .run_call(server_index, tool, agent_name, arguments, cancel, progress)
+            .await;
+        self.record_call(
+            tool_call_id,
+            server_index,
+            tool,
+            agent_name,
+            started,
+            &result,
+            outcome,
+        );
+        result
+    }
+
+    /// A call refused before it was made (its arguments could not be sent): the error result,
+    /// recorded like any call.
+    pub fn refuse_call(
+        &self,
+        tool_call_id: &str,
+        server_index: usize,
+        tool: &str,
+        agent_name: &str,
+        why: &str,
+    ) -> ToolCallResult {
+        let server = self.servers.get(server_index).map_or("?", |s| s.name());
+        let result = crate::tool_result::bad_arguments(server, tool, why);
+        self.record_call(
+            tool_call_id,
+            server_index,
+            tool,
+            agent_name,
+            Instant::now(),
+            &result,
+            "error",
+        );
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_call(
+        &self,
+        tool_call_id: &str,
+        server_index: usize,
+        tool: &str,
+        agent_name: &str,
+        started: Instant,
+        result: &ToolCallResult,
+        outcome: &'static str,
+    ) {
+        self.events.emit_with(|| {
+            let error = if result.is_error() {
+                Some(result.text.clone())
+            } else if result.rich.server_error || outcome == "error" {
+                Some("the server flagged the result isError".to_owned())
+            } else {
+                None
+            };
+            Event::ToolCall(ToolCallRecord {
+                server: self
+                    .servers
+                    .get(server_index)
+                    .map_or("?", |s| s.name())
+                    .to_owned(),
+                tool: tool.to_owned(),
+                agent_tool: agent_name.to_owned(),
+                tool_call_id: tool_call_id.to_owned(),
+                duration_ms: started.elapsed().as_millis() as u64,
+                outcome,
+                error,
+            })
+        });
+    }
+
+    /// The call itself, and its outcome for the audit record.
+    async fn run_call(
+        &self,
+        server_index: usize,
+        tool: &str,
+        agent_name: &str,
+        arguments: Option<JsonObject>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> (ToolCallResult, &'static str) {
         let Some(server) = self.servers.get(server_index) else {
-            return ToolCallResult::error("?", tool, "unknown server");
+            return (ToolCallResult::error("?", tool, "unknown server"), "error");
         };
         let name = server.name();
         let started = Instant::now();
@@ -294,9 +406,15 @@ impl Manager {
                 self.log
                     .debug_with(|| format!("MCP tool call {name}/{tool} took {elapsed} ms"));
                 let (mode, limits) = self.result_settings(server);
+                let outcome = if result.is_error == Some(true) {
+                    "error"
+                } else {
+                    "ok"
+                };
                 if mode == ResultMode::Compat {
                     let text = bridge::result::result_text(result);
-                    return ToolCallResult::ok(self.wrap_untrusted(name, tool, &text), name, tool);
+                    let text = self.wrap_untrusted(name, tool, &text);
+                    return (ToolCallResult::ok(text, name, tool), outcome);
                 }
                 let schema = server.output_schema(tool);
                 match bridge::rich::rich_result(result, schema.as_deref(), &limits) {
@@ -308,14 +426,15 @@ impl Manager {
                             structured: rich.structured.map(|v| self.redact_value(v)),
                             server_error: rich.is_error,
                         };
-                        out
+                        (out, outcome)
                     }
                     Err(why) => {
                         let text = tool_error_text(name, tool, why);
-                        ToolCallResult {
+                        let result = ToolCallResult {
                             text: self.log.redactor().redact(&text).into_owned(),
                             ..ToolCallResult::error(name, tool, "")
-                        }
+                        };
+                        (result, "error")
                     }
                 }
             }
@@ -323,10 +442,79 @@ impl Manager {
                 self.log.debug_with(|| {
                     format!("MCP tool call {name}/{tool} took {elapsed} ms (error)")
                 });
-                ToolCallResult {
+                let outcome = match &error {
+                    CallError::Timeout(_) => "timeout",
+                    CallError::Aborted => "aborted",
+                    CallError::Refused(_) => "denied",
+                    _ => "error",
+                };
+                let result = ToolCallResult {
                     text: self.error_text(name, tool, &error),
                     ..ToolCallResult::error(name, tool, "")
+                };
+                (result, outcome)
+            }
+        }
+    }
+
+    /// Emits `toolsChanged` whenever a server publishes a tool list whose agent tools differ
+    /// from the last one seen (added, removed, or changed in label, description or schema),
+    /// until shutdown. Does nothing without an event sink. The host spawns it once.
+    pub async fn watch_tool_changes(self: Arc<Self>) {
+        if !self.events.enabled() {
+            return;
+        }
+        let mut last: Vec<Vec<(String, ToolEntry)>> = vec![Vec::new(); self.servers.len()];
+        loop {
+            // Listen before looking, so a publish in between is not missed.
+            let mut waits: Vec<_> = self
+                .servers
+                .iter()
+                .map(|s| Box::pin(s.tools_published().notified()))
+                .collect();
+            for wait in &mut waits {
+                wait.as_mut().enable();
+            }
+            let snapshots: Vec<Snapshot> = self.servers.iter().map(|s| s.snapshot()).collect();
+            let table = self.name_table(&snapshots);
+            for (index, snap) in snapshots.iter().enumerate() {
+                let now: Vec<(String, ToolEntry)> = table.names[index]
+                    .iter()
+                    .cloned()
+                    .zip(snap.tools.iter().cloned())
+                    .filter(|(name, _)| self.policy.allows(name))
+                    .collect();
+                let before = &last[index];
+                let find = |list: &[(String, ToolEntry)], name: &str| {
+                    list.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())
+                };
+                let mut added = Vec::new();
+                let mut changed = Vec::new();
+                for (name, tool) in &now {
+                    match find(before, name) {
+                        None => added.push(name.clone()),
+                        Some(old) if !same_definition(&old, tool) => changed.push(name.clone()),
+                        Some(_) => {}
+                    }
                 }
+                let removed: Vec<String> = before
+                    .iter()
+                    .filter(|(name, _)| find(&now, name).is_none())
+                    .map(|(name, _)| name.clone())
+                    .collect();
+                if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
+                    self.events.emit_with(|| Event::ToolsChanged {
+                        server: self.servers[index].name().to_owned(),
+                        added,
+                        removed,
+                        changed,
+                    });
+                }
+                last[index] = now;
+            }
+            tokio::select! {
+                _ = futures::future::select_all(waits) => {}
+                _ = self.shutdown.cancelled() => return,
             }
         }
     }
@@ -522,4 +710,9 @@ impl Drop for Manager {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
+}
+
+/// Whether two listings of a tool offer the agent the same thing.
+fn same_definition(a: &ToolEntry, b: &ToolEntry) -> bool {
+    a.label == b.label && a.description == b.description && a.parameters_json == b.parameters_json
 }

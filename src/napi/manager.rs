@@ -6,6 +6,7 @@ use ::napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use super::catalog;
+use super::events;
 use super::host_env::{self, JsEnvironment};
 use super::logger::JsLogSink;
 use super::settle::Settler;
@@ -34,6 +35,7 @@ pub struct McpManager {
     tools: std::sync::Mutex<Option<Arc<ToolFactory>>>,
     /// Settles the promises of every tool call of this manager.
     settler: Arc<Settler<CallResult>>,
+    listeners: events::Listeners,
 }
 
 #[napi]
@@ -65,12 +67,15 @@ impl McpManager {
         let read_env = host_env::reader(env)?;
         let host_env = Arc::new(JsEnvironment::new(&read_env)?);
         manager_options.host_env = host_env.clone();
+        let event_sink = Arc::new(events::JsEventSink::default());
+        manager_options.events = crate::events::Events::new(event_sink.clone());
         Ok(Self {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,
             host_env,
             tools: std::sync::Mutex::new(None),
             settler: Arc::new(Settler::new(env)?),
+            listeners: events::Listeners::new(env, event_sink)?,
         })
     }
 
@@ -85,6 +90,7 @@ impl McpManager {
             Err(_) => crate::secrets::EnvSource::Process,
         };
         self.host_env.remember(&host_env);
+        ::napi::bindgen_prelude::spawn(manager.clone().watch_tool_changes());
         env.spawn_future(async move {
             manager.start_in(host_env).await;
             Ok(())
@@ -126,6 +132,19 @@ impl McpManager {
     pub fn get_resource_context<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, String>> {
         let manager = self.inner.clone();
         env.spawn_future(async move { Ok(manager.resource_context().await) })
+    }
+
+    /// Adds a listener for `event` (`status`, `toolsChanged`, `toolCall`, `serverLog`). A
+    /// listener never keeps Node alive; one that throws is skipped.
+    #[napi(ts_args_type = "event: McpManagerEvent, listener: (payload: any) => void")]
+    pub fn on(&self, env: &Env, event: Unknown, listener: Unknown) -> Result<()> {
+        self.listeners.change(env, "on", event, listener)
+    }
+
+    /// Removes a listener added with `on` (the last one added, if it was added twice).
+    #[napi(ts_args_type = "event: McpManagerEvent, listener: (payload: any) => void")]
+    pub fn off(&self, env: &Env, event: Unknown, listener: Unknown) -> Result<()> {
+        self.listeners.change(env, "off", event, listener)
     }
 
     /// The prompts of every ready server that declares prompts (all pages), in config order.

@@ -16,7 +16,7 @@ use crate::js_text::JsText;
 use crate::manager::{AgentTool, Manager};
 use crate::session::Progress;
 use crate::tool_result::{
-    EXTERNAL_SOURCE, ExternalContent, RichParts, ToolCallResult, bad_arguments, tool_arguments,
+    EXTERNAL_SOURCE, ExternalContent, RichParts, ToolCallResult, tool_arguments,
 };
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
@@ -300,6 +300,12 @@ fn start_call(
         }
     };
 
+    // The `toolCall` event names the call; anything but a string names it "".
+    let call_id = match arg(0)? {
+        Some(value) if value.get_type()? == ValueType::String => String::from_unknown(value)?,
+        _ => String::new(),
+    };
+
     // `params` as the TypeScript SDK sends it: `JSON.stringify` (`toJSON`, dropped `undefined`),
     // by V8 in one call; a cycle or a BigInt is V8's TypeError, reported as such.
     let arguments = match arg(1)? {
@@ -315,7 +321,9 @@ fn start_call(
     let arguments = match arguments {
         Ok(arguments) => arguments,
         Err(why) => {
-            return settler.resolved(ctx.env, CallResult::from(bad_arguments(server, tool, why)));
+            let refused =
+                manager.refuse_call(&call_id, route.server_index, tool, &route.agent_name, &why);
+            return settler.resolved(ctx.env, CallResult::from(refused));
         }
     };
 
@@ -353,7 +361,8 @@ fn start_call(
     let tool = tool.to_owned();
     let agent_name = route.agent_name.clone();
     let fut = async move {
-        let run = manager.execute(
+        let run = manager.execute_call(
+            &call_id,
             server_index,
             &tool,
             &agent_name,

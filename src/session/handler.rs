@@ -4,12 +4,15 @@
 use std::sync::Arc;
 
 use rmcp::ClientHandler;
+#[allow(deprecated)] // the same
+use rmcp::model::LoggingLevel;
 #[allow(deprecated)] // servers on protocol versions before SEP-2577 still send logging
 use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, RoleClient};
 use tokio::sync::Notify;
 
+use crate::events::{Event, Events};
 use crate::log::Log;
 
 /// The protocol version we ask for; servers negotiate down to 2025-06-18, 2025-03-26 or
@@ -27,6 +30,7 @@ pub struct SessionHandler {
     server: String,
     tools_changed: Arc<Notify>,
     resources_changed: Option<Callback>,
+    events: Events,
     log: Log,
 }
 
@@ -36,8 +40,15 @@ impl SessionHandler {
             server: server.to_owned(),
             tools_changed,
             resources_changed: None,
+            events: Events::default(),
             log,
         }
+    }
+
+    /// Sends the server's log messages to `serverLog` listeners too.
+    pub fn with_events(mut self, events: Events) -> Self {
+        self.events = events;
+        self
     }
 
     /// Runs `f` when the server says its resources changed.
@@ -76,7 +87,36 @@ impl ClientHandler for SessionHandler {
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
         };
-        self.log
-            .debug(&format!("MCP server '{}' log: {data}", self.server));
+        // The server's severity, mapped onto the logger's four levels (notice is info; critical,
+        // alert and emergency are errors).
+        let message = format!("MCP server '{}' log: {data}", self.server);
+        match params.level {
+            LoggingLevel::Debug => self.log.debug(&message),
+            LoggingLevel::Info | LoggingLevel::Notice => self.log.info(&message),
+            LoggingLevel::Warning => self.log.warn(&message),
+            _ => self.log.error(&message),
+        }
+        self.events.emit_with(|| {
+            let redactor = self.log.redactor();
+            let text = params.data.to_string();
+            let data = match redactor.redact(&text) {
+                std::borrow::Cow::Borrowed(_) => params.data.clone(),
+                std::borrow::Cow::Owned(masked) => {
+                    serde_json::from_str(&masked).unwrap_or(serde_json::Value::String(masked))
+                }
+            };
+            Event::ServerLog {
+                server: self.server.clone(),
+                level: serde_json::to_value(params.level)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                logger: params
+                    .logger
+                    .as_deref()
+                    .map(|l| redactor.redact(l).into_owned()),
+                data,
+            }
+        });
     }
 }

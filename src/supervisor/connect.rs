@@ -61,7 +61,8 @@ pub(super) async fn connect(
             .on_resources_changed({
                 let cache = server.resource_cache.clone();
                 move || cache.clear()
-            }),
+            })
+            .with_events(server.events.clone()),
         progress: server.progress.clone(),
         lost: None,
         deadline,

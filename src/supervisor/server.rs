@@ -1,6 +1,7 @@
 //! A configured server as everyone but its supervisor sees it: its config, the state the
 //! supervisor publishes (status, tools, the peer to talk to) and tool calls against it.
 
+use crate::events::{Event, Events};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -99,12 +100,19 @@ pub struct Server {
     /// Why the current stdio session's output could no longer be trusted, if it could not.
     pub(super) fault: StreamFault,
     pub(super) resource_cache: ResourceCache,
+    pub(super) events: Events,
+    published: tokio::sync::Notify,
     pub(super) log: Log,
     pub(super) options: Arc<RuntimeOptions>,
 }
 
 impl Server {
-    pub fn new(config: ServerConfig, log: Log, options: Arc<RuntimeOptions>) -> Arc<Self> {
+    pub fn new(
+        config: ServerConfig,
+        log: Log,
+        options: Arc<RuntimeOptions>,
+        events: Events,
+    ) -> Arc<Self> {
         let (state, _) = watch::channel(Snapshot {
             status: Status::Disconnected,
             tools: Arc::new(Vec::new()),
@@ -119,6 +127,8 @@ impl Server {
             resource_cache: ResourceCache::default(),
             log,
             options,
+            events,
+            published: tokio::sync::Notify::new(),
         })
     }
 
@@ -149,11 +159,35 @@ impl Server {
     }
 
     pub(super) fn set_status(&self, status: Status) {
+        self.set_status_because(status, None);
+    }
+
+    /// `error`, saying why (the reason goes to `status` listeners, redacted).
+    pub(super) fn set_error(&self, why: &str) {
+        self.set_status_because(Status::Error, Some(why));
+    }
+
+    fn set_status_because(&self, status: Status, why: Option<&str>) {
+        let mut previous = status;
         self.state.send_modify(|s| {
+            previous = s.status;
             s.status = status;
             if status != Status::Ready {
                 s.peer = None;
             }
+        });
+        self.emit_status(status, previous, why);
+    }
+
+    fn emit_status(&self, status: Status, previous: Status, why: Option<&str>) {
+        if previous == status {
+            return;
+        }
+        self.events.emit_with(|| Event::Status {
+            server: self.config.name.clone(),
+            status,
+            previous,
+            error: why.map(|w| self.log.redactor().redact(w).into_owned()),
         });
     }
 
@@ -163,16 +197,26 @@ impl Server {
         tools: Vec<ToolEntry>,
         transport: &'static str,
     ) {
+        let mut previous = Status::Ready;
         self.state.send_modify(|s| {
+            previous = s.status;
             s.status = Status::Ready;
             s.peer = Some(peer);
             s.tools = Arc::new(tools);
             s.transport = Some(transport);
         });
+        self.emit_status(Status::Ready, previous, None);
+        self.published.notify_waiters();
     }
 
     pub(super) fn set_tools(&self, tools: Vec<ToolEntry>) {
         self.state.send_modify(|s| s.tools = Arc::new(tools));
+        self.published.notify_waiters();
+    }
+
+    /// Wakes when the server publishes a tool list.
+    pub fn tools_published(&self) -> &tokio::sync::Notify {
+        &self.published
     }
 
     /// For a server whose supervisor never ran (shutdown before start).

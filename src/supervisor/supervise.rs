@@ -91,10 +91,10 @@ pub async fn supervise(
                 signal_first();
                 let ready_at = Instant::now();
                 let end = watch_session(&server, &mut session, &shutdown, &tools_changed).await;
-                server.set_status(match end {
-                    SessionEnd::Shutdown => Status::Closed,
-                    SessionEnd::Exited(_) => Status::Error,
-                });
+                match &end {
+                    SessionEnd::Shutdown => server.set_status(Status::Closed),
+                    SessionEnd::Exited(why) => server.set_error(why),
+                }
                 let grace = server.options.shutdown_grace;
                 match end {
                     SessionEnd::Shutdown => {
@@ -123,7 +123,10 @@ pub async fn supervise(
             Err(error) => Some(error),
         };
         // The status is `error` before `start()` is released, so the caller sees the outcome.
-        server.set_status(Status::Error);
+        match &failure {
+            Some(error) => server.set_error(&error.to_string()),
+            None => server.set_status(Status::Error),
+        }
         if let Some(error) = failure {
             log.error(&format!("MCP server '{name}' failed to start: {error}"));
             signal_first();

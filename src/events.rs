@@ -1,0 +1,163 @@
+//! What the manager tells a host as it happens: status changes, tool list changes, an audit
+//! record of every tool call, and the servers' own log messages. A host listens through an
+//! [`EventSink`] (the binding forwards to JS listeners); without one nothing is built.
+//! Every text in an event has passed the redactor.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::status::Status;
+
+/// One event, by the name a JS listener subscribes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// `status`: a server's status changed.
+    Status {
+        server: String,
+        status: Status,
+        previous: Status,
+        error: Option<String>,
+    },
+    /// `toolsChanged`: a server's offered tools changed, by agent tool name.
+    ToolsChanged {
+        server: String,
+        added: Vec<String>,
+        removed: Vec<String>,
+        changed: Vec<String>,
+    },
+    /// `toolCall`: one tool call ended, whatever its outcome.
+    ToolCall(ToolCallRecord),
+    /// `serverLog`: a server's `notifications/message`.
+    ServerLog {
+        server: String,
+        level: String,
+        logger: Option<String>,
+        data: Value,
+    },
+}
+
+/// The audit record of one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallRecord {
+    pub server: String,
+    pub tool: String,
+    pub agent_tool: String,
+    pub tool_call_id: String,
+    pub duration_ms: u64,
+    /// `ok`, `error`, `timeout`, `aborted` or `denied`.
+    pub outcome: &'static str,
+    pub error: Option<String>,
+}
+
+impl Event {
+    /// The name listeners subscribe to.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Status { .. } => "status",
+            Event::ToolsChanged { .. } => "toolsChanged",
+            Event::ToolCall(_) => "toolCall",
+            Event::ServerLog { .. } => "serverLog",
+        }
+    }
+
+    /// The listener's argument.
+    pub fn payload(&self) -> Value {
+        match self {
+            Event::Status {
+                server,
+                status,
+                previous,
+                error,
+            } => {
+                let mut v = json!({ "server": server, "status": status.as_str(), "previous": previous.as_str() });
+                if let Some(error) = error {
+                    v["error"] = Value::from(error.as_str());
+                }
+                v
+            }
+            Event::ToolsChanged {
+                server,
+                added,
+                removed,
+                changed,
+            } => {
+                json!({ "server": server, "added": added, "removed": removed, "changed": changed })
+            }
+            Event::ToolCall(r) => {
+                let kind = if r.outcome == "ok" {
+                    "tool.executed"
+                } else {
+                    "tool.failed"
+                };
+                let mut v = json!({
+                    "type": kind,
+                    "server": r.server,
+                    "tool": r.tool,
+                    "agentTool": r.agent_tool,
+                    "toolCallId": r.tool_call_id,
+                    "durationMs": r.duration_ms,
+                    "outcome": r.outcome,
+                });
+                if let Some(error) = &r.error {
+                    v["error"] = Value::from(error.as_str());
+                }
+                v
+            }
+            Event::ServerLog {
+                server,
+                level,
+                logger,
+                data,
+            } => {
+                let mut v = json!({ "server": server, "level": level, "data": data });
+                if let Some(logger) = logger {
+                    v["logger"] = Value::from(logger.as_str());
+                }
+                v
+            }
+        }
+    }
+}
+
+/// Where events go.
+pub trait EventSink: Send + Sync {
+    /// Whether anyone listens now (when not, no event is built).
+    fn wants(&self) -> bool {
+        true
+    }
+    fn emit(&self, event: Event);
+}
+
+/// A manager's event sink, or none (then nothing is built or sent).
+#[derive(Clone, Default)]
+pub struct Events(Option<Arc<dyn EventSink>>);
+
+impl Events {
+    pub fn new(sink: Arc<dyn EventSink>) -> Self {
+        Self(Some(sink))
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Sends the event `make` builds, if anyone listens.
+    pub fn emit_with(&self, make: impl FnOnce() -> Event) {
+        if let Some(sink) = &self.0
+            && sink.wants()
+        {
+            sink.emit(make());
+        }
+    }
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.enabled() {
+            "Events(on)"
+        } else {
+            "Events(off)"
+        })
+    }
+}

@@ -1,0 +1,125 @@
+//! `manager.on(event, listener)` / `off(event, listener)`: listeners kept in a small JS emitter
+//! (so `off` finds a listener by identity, as in Node's own emitters), fed from Rust through one
+//! weak threadsafe function made when the first listener arrives. A listener never keeps Node
+//! alive, and one that throws is skipped without reaching the manager.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use ::napi::bindgen_prelude::*;
+use ::napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use serde_json::{Value, json};
+
+use crate::events::{Event, EventSink};
+
+/// The names a listener may subscribe to.
+pub const EVENT_NAMES: [&str; 4] = ["status", "toolsChanged", "toolCall", "serverLog"];
+
+/// `{ on, off, emit }` over a map of listener arrays. `emit` takes `{ name, payload }`.
+const EMITTER: &str = r#"(function () {
+  'use strict';
+  const listeners = new Map();
+  return {
+    on(name, fn) {
+      let list = listeners.get(name);
+      if (list === undefined) listeners.set(name, (list = []));
+      list.push(fn);
+    },
+    off(name, fn) {
+      const list = listeners.get(name);
+      if (list === undefined) return;
+      const i = list.lastIndexOf(fn);
+      if (i >= 0) list.splice(i, 1);
+    },
+    emit(event) {
+      const list = listeners.get(event.name);
+      if (list === undefined) return;
+      for (const fn of list.slice()) {
+        try { fn(event.payload); } catch (_) { /* a listener's failure is its own */ }
+      }
+    },
+  };
+})()"#;
+
+type EmitFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
+
+/// The Rust side: events become `{ name, payload }` calls of the emitter's `emit`.
+#[derive(Default)]
+pub struct JsEventSink {
+    emit: OnceLock<EmitFn>,
+    /// Some listener was ever added (until then no event is even built).
+    listening: AtomicBool,
+}
+
+impl EventSink for JsEventSink {
+    fn wants(&self) -> bool {
+        self.listening.load(Ordering::Relaxed)
+    }
+
+    fn emit(&self, event: Event) {
+        if let Some(emit) = self.emit.get() {
+            let call = json!({ "name": event.name(), "payload": event.payload() });
+            emit.call(call, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// A manager's listeners.
+pub struct Listeners {
+    emitter: ObjectRef,
+    sink: Arc<JsEventSink>,
+}
+
+impl Listeners {
+    pub fn new(env: &Env, sink: Arc<JsEventSink>) -> Result<Self> {
+        let emitter: Object = env.run_script(EMITTER)?;
+        Ok(Self {
+            emitter: emitter.create_ref()?,
+            sink,
+        })
+    }
+
+    /// `on` or `off`, after checking the arguments (a bad one throws, naming it).
+    pub fn change(&self, env: &Env, method: &str, event: Unknown, listener: Unknown) -> Result<()> {
+        let name = match event.get_type()? {
+            ValueType::String => String::from_unknown(event)?,
+            _ => String::new(),
+        };
+        if !EVENT_NAMES.contains(&name.as_str()) {
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!(
+                    "{method}: event must be one of {}",
+                    EVENT_NAMES.map(|n| format!("'{n}'")).join(", ")
+                ),
+            ));
+        }
+        if listener.get_type()? != ValueType::Function {
+            return Err(Error::new(
+                Status::InvalidArg,
+                format!(
+                    "{method}: listener must be a function, got {}",
+                    super::type_name(&listener)
+                ),
+            ));
+        }
+        let emitter = self.emitter.get_value(env)?;
+        if method == "on" && self.sink.emit.get().is_none() {
+            let emit: Function<Value, ()> = emitter.get_named_property("emit")?;
+            let emit = emit
+                .bind(&emitter)?
+                .build_threadsafe_function::<Value>()
+                .weak::<true>()
+                .build()?;
+            let _ = self.sink.emit.set(emit);
+        }
+        let change: Function<FnArgs<(String, Unknown)>, ()> = emitter.get_named_property(method)?;
+        change
+            .bind(&emitter)?
+            .call(FnArgs::from((name, listener)))?;
+        if method == "on" {
+            self.sink.listening.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+}
