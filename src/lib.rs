@@ -12,6 +12,7 @@ pub mod config;
 pub mod error;
 pub mod events;
 pub mod heap;
+pub mod hooks;
 pub mod host_env;
 pub mod http_client;
 pub mod js_text;

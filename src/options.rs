@@ -34,6 +34,8 @@ pub struct ManagerOptions {
     pub host_env: Arc<dyn HostEnvironment>,
     /// Where events go (the binding's JS listeners); none by default.
     pub events: crate::events::Events,
+    /// `hooks.beforeToolCall` / `hooks.afterToolCall`.
+    pub hooks: crate::hooks::Hooks,
     /// `results`: what tool results become (a server's own `results` wins).
     pub results: ResultMode,
     /// `maxResultChars`, `maxImages`, `maxImageBytes`, `maxResultBytes` (rich mode; a server's
@@ -51,6 +53,7 @@ impl Default for ManagerOptions {
             secret_providers: ProviderDefinitions::default(),
             host_env: Arc::new(ProcessEnvironment),
             events: crate::events::Events::default(),
+            hooks: crate::hooks::Hooks::default(),
             results: ResultMode::default(),
             result_limits: ResultLimits::default(),
         }

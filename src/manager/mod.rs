@@ -17,6 +17,7 @@ use crate::bridge::{self, NameScheme, ServerTools};
 use crate::config::{McpConfig, ResultMode};
 use crate::error::CallError;
 use crate::events::{Event, Events, ToolCallRecord};
+use crate::hooks::{self, Before, Hooks};
 use crate::host_env::HostEnvironment;
 use crate::log::{Log, LogSink};
 use crate::policy::ToolPolicy;
@@ -64,6 +65,7 @@ pub struct Manager {
     resolver: Arc<SecretResolver>,
     wrap_format: WrapFormat,
     events: Events,
+    hooks: Hooks,
     results: ResultMode,
     result_limits: ResultLimits,
     name_scheme: NameScheme,
@@ -112,6 +114,7 @@ impl Manager {
             resolver,
             wrap_format: options.wrap_format,
             events: options.events,
+            hooks: options.hooks,
             results: options.results,
             result_limits: options.result_limits,
             name_scheme: options.name_scheme,
@@ -305,7 +308,15 @@ impl Manager {
     ) -> ToolCallResult {
         let started = Instant::now();
         let (result, outcome) = self
-            .run_call(server_index, tool, agent_name, arguments, cancel, progress)
+            .hooked_call(
+                tool_call_id,
+                server_index,
+                tool,
+                agent_name,
+                arguments,
+                cancel,
+                progress,
+            )
             .await;
         self.record_call(
             tool_call_id,
@@ -317,6 +328,123 @@ impl Manager {
             outcome,
         );
         result
+    }
+
+    /// The call between the host's hooks, when it gave any.
+    #[allow(clippy::too_many_arguments)]
+    async fn hooked_call(
+        &self,
+        tool_call_id: &str,
+        server_index: usize,
+        tool: &str,
+        agent_name: &str,
+        mut arguments: Option<JsonObject>,
+        cancel: &CancellationToken,
+        progress: Option<mpsc::UnboundedSender<Progress>>,
+    ) -> (ToolCallResult, &'static str) {
+        let Some(server) = self.servers.get(server_index) else {
+            return (ToolCallResult::error("?", tool, "unknown server"), "error");
+        };
+        if self.hooks.before.is_none() && self.hooks.after.is_none() {
+            return self
+                .run_call(server_index, tool, agent_name, arguments, cancel, progress)
+                .await;
+        }
+        let name = server.name();
+        let deadline = std::time::Duration::from_millis(server.config.tool_timeout_ms);
+        let failed = |text: String, outcome: &'static str| {
+            let text = self.log.redactor().redact(&text).into_owned();
+            let result = ToolCallResult {
+                text,
+                ..ToolCallResult::error(name, tool, "")
+            };
+            (result, outcome)
+        };
+        let ctx = serde_json::json!({
+            "server": name,
+            "tool": tool,
+            "agentTool": agent_name,
+            "toolCallId": tool_call_id,
+            "params": arguments.clone().map_or(serde_json::Value::Null, serde_json::Value::Object),
+        });
+        if let Some(before) = &self.hooks.before {
+            let argument = serde_json::json!({ "ctx": ctx });
+            let answer = self
+                .ask_hook(before, argument, deadline, cancel, "beforeToolCall")
+                .await;
+            let decision = match answer {
+                Ok(answer) => hooks::read_before(answer.as_deref()),
+                Err(why) => Before::Block(why),
+            };
+            match decision {
+                Before::Proceed => {}
+                Before::Replace(params) => arguments = Some(params),
+                Before::Block(reason) => {
+                    let why = format!("blocked by beforeToolCall: {reason}");
+                    return failed(tool_error_text(name, tool, why), "denied");
+                }
+            }
+        }
+        let (result, outcome) = self
+            .run_call(server_index, tool, agent_name, arguments, cancel, progress)
+            .await;
+        let Some(after) = &self.hooks.after else {
+            return (result, outcome);
+        };
+        let argument = serde_json::json!({ "ctx": ctx, "result": result.to_json() });
+        match self
+            .ask_hook(after, argument, deadline, cancel, "afterToolCall")
+            .await
+        {
+            Ok(None) => (result, outcome),
+            Ok(Some(answer)) => match hooks::read_after(&answer) {
+                // Whatever it returns is wrapped again, unless it is the wrapped text as given.
+                Some((text, false)) => {
+                    let text = if text == result.text && !result.is_error() {
+                        text
+                    } else {
+                        self.wrap_untrusted(name, tool, &text)
+                    };
+                    let mut replaced = ToolCallResult::ok(text, name, tool);
+                    replaced.rich = result.rich;
+                    (replaced, outcome)
+                }
+                Some((text, true)) => failed(text, "error"),
+                None => failed(
+                    tool_error_text(
+                        name,
+                        tool,
+                        "afterToolCall returned something that is not a tool result",
+                    ),
+                    "error",
+                ),
+            },
+            Err(why) => failed(tool_error_text(name, tool, why), "error"),
+        }
+    }
+
+    /// Calls a hook with `argument`, bounded by `deadline` and the call's cancellation.
+    async fn ask_hook(
+        &self,
+        hook: &hooks::Hook,
+        argument: serde_json::Value,
+        deadline: std::time::Duration,
+        cancel: &CancellationToken,
+        which: &str,
+    ) -> Result<Option<String>, String> {
+        tokio::select! {
+            answer = tokio::time::timeout(deadline, hook(argument.to_string())) => match answer {
+                Ok(Ok(answer)) => Ok(answer),
+                Ok(Err(why)) => Err(format!("{which} hook failed: {why}")),
+                Err(_) => Err(format!(
+                    "{which} hook did not answer within {} ms",
+                    deadline.as_millis()
+                )),
+            },
+            _ = cancel.cancelled() => {
+                Err(format!("{which} hook interrupted: Tool call aborted by the caller"))
+            }
+        }
     }
 
     /// A call refused before it was made (its arguments could not be sent): the error result,

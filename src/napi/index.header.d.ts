@@ -113,6 +113,17 @@ export interface McpManagerOptions {
    * A server's own `results` wins.
    */
   results?: 'compat' | 'rich'
+  /**
+   * A say over every tool call, each sync or async and bounded by the call's toolTimeout.
+   * `beforeToolCall(ctx)` may return `{ block: reason }` (an error result naming the reason; the
+   * server never sees the call) or `{ params }` (replaced arguments); a hook that throws blocks.
+   * `afterToolCall(ctx, result)` may return a replacement result; its text is wrapped again as
+   * untrusted content (an error result if `details.error`); one that throws gives an error.
+   */
+  hooks?: {
+    beforeToolCall?: (ctx: McpToolCallContext) => McpBeforeToolCall | void | Promise<McpBeforeToolCall | void>
+    afterToolCall?: (ctx: McpToolCallContext, result: AgentToolResult) => AgentToolResult | void | Promise<AgentToolResult | void>
+  }
   /** Rich mode: characters of text kept (head and tail, a notice between). Default 1000000. */
   maxResultChars?: number
   /** Rich mode: image parts per result. Default 16. */
@@ -124,6 +135,16 @@ export interface McpManagerOptions {
 }
 
 export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' | 'closed'
+
+export interface McpToolCallContext {
+  server: string
+  tool: string
+  agentTool: string
+  toolCallId: string
+  params: Record<string, unknown> | null
+}
+
+export type McpBeforeToolCall = { block: string } | { params: Record<string, unknown> }
 
 /** What `manager.on(event, listener)` accepts, and what each listener receives. */
 export type McpManagerEvent = 'status' | 'toolsChanged' | 'toolCall' | 'serverLog'

@@ -52,9 +52,25 @@ impl McpManager {
             config::parse_manager_config(&config).map_err(|e| Error::new(Status::InvalidArg, e))?;
         let mut sink: Arc<dyn LogSink> = Arc::new(NullSink);
         let mut json = serde_json::Map::new();
+        let mut hooks = crate::hooks::Hooks::default();
         if let Some(options) = options {
             if let Some(logger) = options.get::<Object>("logger")? {
                 sink = Arc::new(JsLogSink::from_object(&logger)?);
+            }
+            if let Some(value) = options.get::<Unknown>("hooks")? {
+                match value.get_type()? {
+                    ValueType::Undefined | ValueType::Null => {}
+                    ValueType::Object => {
+                        let object: Object = unsafe { value.cast()? };
+                        hooks = super::hooks::from_object(env, &object)?;
+                    }
+                    _ => {
+                        return Err(Error::new(
+                            Status::InvalidArg,
+                            "Invalid hooks: expected an object { beforeToolCall?, afterToolCall? }",
+                        ));
+                    }
+                }
             }
             for key in ManagerOptions::JSON_KEYS {
                 if let Some(value) = options.get::<Unknown>(key)? {
@@ -69,6 +85,7 @@ impl McpManager {
         manager_options.host_env = host_env.clone();
         let event_sink = Arc::new(events::JsEventSink::default());
         manager_options.events = crate::events::Events::new(event_sink.clone());
+        manager_options.hooks = hooks;
         Ok(Self {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,

@@ -5,6 +5,7 @@
 mod catalog;
 mod events;
 mod functions;
+mod hooks;
 mod host_env;
 mod logger;
 mod manager;
