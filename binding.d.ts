@@ -54,6 +54,10 @@ export interface McpServerConfig {
   /** The most tools taken from the server's listing (after `toolFilter`); the rest are
    *  dropped with a warning. Default 10000. */
   maxTools?: number
+  /** Offer the server's resources as tools `…_resources_list` and `…_resources_read`. Default false. */
+  resourceTools?: boolean
+  /** Offer the server's prompts as tools `…_prompts_list` and `…_prompts_get`. Default false. */
+  promptTools?: boolean
   /** A progress notification restarts the call's toolTimeout. Default false. */
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */

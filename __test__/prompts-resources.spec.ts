@@ -114,3 +114,41 @@ describe('resources', () => {
     expect(fileLines(requests).filter((l) => l.startsWith('resources/read')).length).toBe(2)
   })
 })
+
+describe('resources and prompts as agent tools (resourceTools, promptTools)', () => {
+  it('are off by default', async () => {
+    const { manager } = await start({ e: EVERYTHING })
+    const names = manager.getAgentTools().map((t) => t.name)
+    expect(names.filter((n) => /_(resources|prompts)_(list|read|get)$/.test(n))).toEqual([])
+  })
+
+  it('list, read and get through tools named and filtered like any other, results wrapped', async () => {
+    const log = new RecordingLogger()
+    const manager = createManager(
+      { servers: { e: { ...EVERYTHING, resourceTools: true, promptTools: true } } } as ManagerConfig,
+      { logger: log.logger, deny: ['mcp_e_prompts_list'] },
+    )
+    await manager.start()
+    const names = manager.getAgentTools().map((t) => t.name)
+    expect(names).toEqual(expect.arrayContaining(['mcp_e_resources_list', 'mcp_e_resources_read', 'mcp_e_prompts_get']))
+    expect(names).not.toContain('mcp_e_prompts_list')
+    const tool = (n: string) => manager.getAgentTools().find((t) => t.name === n)!
+    expect(tool('mcp_e_resources_read').parameters).toEqual({
+      type: 'object',
+      required: ['uri'],
+      properties: { uri: { type: 'string', description: "The resource's URI" } },
+    })
+    const list = await tool('mcp_e_resources_list').execute('c1', {})
+    const listed = JSON.parse(unwrap(list.content[0].text)) as Array<{ uri?: string; uriTemplate?: string }>
+    const doc = listed.find((r) => r.uri?.endsWith('.md'))!
+    expect(doc.uri).toMatch(/^demo:\/\//)
+    expect(listed.some((r) => r.uriTemplate?.includes('{resourceId}'))).toBe(true)
+    const read = await tool('mcp_e_resources_read').execute('c2', { uri: doc.uri })
+    expect(unwrap(read.content[0].text)).toMatch(/^# /)
+    const prompt = await tool('mcp_e_prompts_get').execute('c3', { name: 'args-prompt', arguments: { city: 'Paris' } })
+    expect(unwrap(prompt.content[0].text)).toMatch(/^\[user\]\n.*Paris/s)
+    const bad = await tool('mcp_e_resources_read').execute('c4', {})
+    expect(bad.content[0].text).toBe("MCP tool error (e/resources_read): 'uri' is required")
+    await manager.shutdown()
+  })
+})

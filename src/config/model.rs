@@ -95,7 +95,7 @@ pub(crate) struct ServerDefault {
 /// [`DefaultScope::Schema`] entries into `data`. Keys without an entry (`command`,
 /// `args`, `env`, `cwd`, `url`, `headers`, `toolPrefix`, `toolFilter`, `caFile`)
 /// default to absent / empty.
-pub(crate) fn server_defaults() -> [ServerDefault; 14] {
+pub(crate) fn server_defaults() -> [ServerDefault; 16] {
     use DefaultScope::{Extension, Schema};
     let d = |key, value: Value, scope| ServerDefault { key, value, scope };
     [
@@ -121,6 +121,8 @@ pub(crate) fn server_defaults() -> [ServerDefault; 14] {
             Value::from(DEFAULT_MAX_TOOL_TIMEOUT_MS),
             Extension,
         ),
+        d("resourceTools", Value::Bool(false), Extension),
+        d("promptTools", Value::Bool(false), Extension),
     ]
 }
 
@@ -217,6 +219,10 @@ pub struct ServerConfig {
     /// `max_tool_timeout_ms` from the start of the call).
     pub reset_timeout_on_progress: bool,
     pub max_tool_timeout_ms: u64,
+    /// Offer the server's resources (`…_resources_list`, `…_resources_read`) and prompts
+    /// (`…_prompts_list`, `…_prompts_get`) as tools.
+    pub resource_tools: bool,
+    pub prompt_tools: bool,
 }
 
 impl ServerConfig {
@@ -251,6 +257,8 @@ impl ServerConfig {
             results: ResultOverrides::default(),
             reset_timeout_on_progress: false,
             max_tool_timeout_ms: 0,
+            resource_tools: false,
+            prompt_tools: false,
         }
     }
 
@@ -305,6 +313,8 @@ impl fmt::Debug for ServerConfig {
             .field("results", &self.results)
             .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
             .field("max_tool_timeout_ms", &self.max_tool_timeout_ms)
+            .field("resource_tools", &self.resource_tools)
+            .field("prompt_tools", &self.prompt_tools)
             .finish()
     }
 }

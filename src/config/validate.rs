@@ -244,6 +244,10 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
             s.max_tools = check_int(p, val, 1, MAX_TOOLS_LIMIT.into(), issues)
                 .map_or(s.max_tools, |n| n as u32)
         }
+        "resourceTools" => {
+            s.resource_tools = check_bool(p, val, issues).unwrap_or(s.resource_tools)
+        }
+        "promptTools" => s.prompt_tools = check_bool(p, val, issues).unwrap_or(s.prompt_tools),
         "resetTimeoutOnProgress" => {
             s.reset_timeout_on_progress =
                 check_bool(p, val, issues).unwrap_or(s.reset_timeout_on_progress)

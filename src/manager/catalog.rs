@@ -9,7 +9,7 @@ use super::Manager;
 use crate::bridge;
 use crate::error::CallError;
 use crate::status::Status;
-use crate::supervisor::Server;
+use crate::supervisor::{Builtin, Server};
 
 /// A prompt a server offers.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +69,19 @@ impl Manager {
     pub async fn list_prompts(&self) -> Vec<PromptInfo> {
         let mut out = Vec::new();
         for (server, peer) in self.offering(declares_prompts) {
+            out.extend(self.server_prompts(server, &peer).await);
+        }
+        out
+    }
+
+    /// One server's prompts (a failed listing is a warning and none).
+    pub(super) async fn server_prompts(
+        &self,
+        server: &Server,
+        peer: &Peer<RoleClient>,
+    ) -> Vec<PromptInfo> {
+        let mut out = Vec::new();
+        {
             let timeout = server.request_timeout();
             match tokio::time::timeout(timeout, peer.list_all_prompts()).await {
                 Ok(Ok(prompts)) => out.extend(prompts.into_iter().map(|p| {
@@ -105,6 +118,24 @@ impl Manager {
         arguments: Option<Map<String, Value>>,
     ) -> Result<PromptOutcome, String> {
         let server = self.server_named(server)?;
+        let (description, messages) = self.prompt_raw(server, name, arguments).await?;
+        let source = format!("prompt:{name}");
+        Ok(PromptOutcome {
+            description,
+            messages: messages
+                .into_iter()
+                .map(|(role, text)| (role, self.wrap_untrusted(server.name(), &source, &text)))
+                .collect(),
+        })
+    }
+
+    /// `prompts/get`: the description and each message's role and text, not yet wrapped.
+    pub(super) async fn prompt_raw(
+        &self,
+        server: &Server,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<(Option<String>, Vec<(&'static str, String)>), String> {
         let peer = server.ready_peer().map_err(|e| e.to_string())?;
         let arguments = arguments
             .map(|args| {
@@ -128,10 +159,9 @@ impl Manager {
             .await
             .map_err(|_| CallError::Timeout(timeout).to_string())?
             .map_err(|e| self.redact(&CallError::from_service(e).to_string()))?;
-        let source = format!("prompt:{name}");
-        Ok(PromptOutcome {
-            description: result.description.map(|d| self.redact(&d)),
-            messages: result
+        Ok((
+            result.description.map(|d| self.redact(&d)),
+            result
                 .messages
                 .into_iter()
                 .map(|m| {
@@ -139,11 +169,10 @@ impl Manager {
                         Role::Assistant => "assistant",
                         _ => "user",
                     };
-                    let text = bridge::rich::describe(m.content);
-                    (role, self.wrap_untrusted(server.name(), &source, &text))
+                    (role, bridge::rich::describe(m.content))
                 })
                 .collect(),
-        })
+        ))
     }
 
     /// Every resource and resource template of every ready server that declares resources
@@ -151,9 +180,21 @@ impl Manager {
     pub async fn list_resources(&self) -> Vec<ResourceInfo> {
         let mut out = Vec::new();
         for (server, peer) in self.offering(declares_resources) {
-            if !server.config.resources {
-                continue;
+            if server.config.resources {
+                out.extend(self.server_resources_list(server, &peer).await);
             }
+        }
+        out
+    }
+
+    /// One server's resources and templates (a failed listing is a warning and none).
+    pub(super) async fn server_resources_list(
+        &self,
+        server: &Server,
+        peer: &Peer<RoleClient>,
+    ) -> Vec<ResourceInfo> {
+        let mut out = Vec::new();
+        {
             let timeout = server.request_timeout();
             let name = server.name().to_owned();
             match tokio::time::timeout(timeout, peer.list_all_resources()).await {
@@ -168,11 +209,11 @@ impl Manager {
                 })),
                 Ok(Err(e)) => {
                     self.listing_failed(server, "resources", &CallError::from_service(e));
-                    continue;
+                    return out;
                 }
                 Err(_) => {
                     self.listing_failed(server, "resources", &CallError::Timeout(timeout));
-                    continue;
+                    return out;
                 }
             }
             match tokio::time::timeout(timeout, peer.list_all_resource_templates()).await {
@@ -196,6 +237,12 @@ impl Manager {
     /// wrapped as untrusted content.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<String, String> {
         let server = self.server_named(server)?;
+        let text = self.resource_raw(server, uri).await?;
+        Ok(self.wrap_untrusted(server.name(), uri, &text))
+    }
+
+    /// `resources/read`: the text, not yet wrapped.
+    pub(super) async fn resource_raw(&self, server: &Server, uri: &str) -> Result<String, String> {
         let peer = server.ready_peer().map_err(|e| e.to_string())?;
         if !declares_resources(&peer) {
             return Err(format!(
@@ -211,8 +258,7 @@ impl Manager {
         .await
         .map_err(|_| CallError::Timeout(timeout).to_string())?
         .map_err(|e| self.redact(&CallError::from_service(e).to_string()))?;
-        let text = resource_text(&result.contents);
-        Ok(self.wrap_untrusted(server.name(), uri, &text))
+        Ok(resource_text(&result.contents))
     }
 
     fn server_named(&self, name: &str) -> Result<&Server, String> {
@@ -251,6 +297,102 @@ pub(super) fn resource_text(contents: &[ResourceContents]) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+impl Manager {
+    /// A builtin tool's call (`resourceTools`, `promptTools`): its text, not yet wrapped.
+    pub(super) async fn run_builtin(
+        &self,
+        server: &Server,
+        builtin: Builtin,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<String, String> {
+        let arguments = arguments.unwrap_or_default();
+        let text_arg = |key: &str| -> Result<String, String> {
+            match arguments.get(key) {
+                Some(Value::String(s)) => Ok(s.clone()),
+                Some(other) => Err(format!(
+                    "'{key}' must be a string, got {}",
+                    json_type(other)
+                )),
+                None => Err(format!("'{key}' is required")),
+            }
+        };
+        let peer = server.ready_peer().map_err(|e| e.to_string())?;
+        match builtin {
+            Builtin::ResourcesList => {
+                let list: Vec<Value> = self
+                    .server_resources_list(server, &peer)
+                    .await
+                    .into_iter()
+                    .map(|r| {
+                        let mut v = serde_json::json!({ "name": r.name });
+                        v[if r.is_template { "uriTemplate" } else { "uri" }] = Value::from(r.uri);
+                        for (key, value) in [
+                            ("title", r.title),
+                            ("description", r.description),
+                            ("mimeType", r.mime_type),
+                        ] {
+                            if let Some(value) = value {
+                                v[key] = Value::from(value);
+                            }
+                        }
+                        v
+                    })
+                    .collect();
+                Ok(Value::Array(list).to_string())
+            }
+            Builtin::ResourcesRead => self.resource_raw(server, &text_arg("uri")?).await,
+            Builtin::PromptsList => {
+                let list: Vec<Value> = self
+                    .server_prompts(server, &peer)
+                    .await
+                    .into_iter()
+                    .map(|p| {
+                        let mut v = serde_json::json!({ "name": p.name });
+                        if let Some(d) = p.description {
+                            v["description"] = Value::from(d);
+                        }
+                        v["arguments"] = p
+                            .arguments
+                            .into_iter()
+                            .map(|a| {
+                                let mut arg =
+                                    serde_json::json!({ "name": a.name, "required": a.required });
+                                if let Some(d) = a.description {
+                                    arg["description"] = Value::from(d);
+                                }
+                                arg
+                            })
+                            .collect();
+                        v
+                    })
+                    .collect();
+                Ok(Value::Array(list).to_string())
+            }
+            Builtin::PromptsGet => {
+                let name = text_arg("name")?;
+                let prompt_args = match arguments.get("arguments") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Object(map)) => Some(map.clone()),
+                    Some(other) => {
+                        return Err(format!(
+                            "'arguments' must be an object, got {}",
+                            json_type(other)
+                        ));
+                    }
+                };
+                let (description, messages) = self.prompt_raw(server, &name, prompt_args).await?;
+                let mut parts: Vec<String> = description.into_iter().collect();
+                parts.extend(
+                    messages
+                        .into_iter()
+                        .map(|(role, text)| format!("[{role}]\n{text}")),
+                );
+                Ok(parts.join("\n\n"))
+            }
+        }
+    }
 }
 
 fn json_type(value: &Value) -> &'static str {

@@ -521,6 +521,34 @@ impl Manager {
         };
         let name = server.name();
         let started = Instant::now();
+        if self.policy.allows(agent_name)
+            && let Some(builtin) = server.builtin(tool)
+        {
+            let answer = tokio::select! {
+                answer = self.run_builtin(server, builtin, arguments) => answer,
+                _ = cancel.cancelled() => Err(CallError::Aborted.to_string()),
+            };
+            return match answer {
+                Ok(text) => {
+                    let text = self.wrap_untrusted(name, tool, &text);
+                    (ToolCallResult::ok(text, name, tool), "ok")
+                }
+                Err(why) => {
+                    let text = self
+                        .log
+                        .redactor()
+                        .redact(&tool_error_text(name, tool, why))
+                        .into_owned();
+                    (
+                        ToolCallResult {
+                            text,
+                            ..ToolCallResult::error(name, tool, "")
+                        },
+                        "error",
+                    )
+                }
+            };
+        }
         let result = if self.policy.allows(agent_name) {
             server.call_tool(tool, arguments, cancel, progress).await
         } else {

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::server::{Server, ToolEntry};
+use super::server::{Builtin, Server, ToolEntry};
 use crate::bridge;
 use crate::config::TransportKind;
 use crate::error::{CallError, ConnectError};
@@ -374,6 +374,7 @@ pub(super) async fn list_tools(
                 .output_schema
                 .as_ref()
                 .map(|schema| Arc::new(serde_json::Value::Object((**schema).clone()))),
+            builtin: None,
         }
     };
     let mut entries = Vec::new();
@@ -421,6 +422,32 @@ pub(super) async fn list_tools(
             "MCP server '{}' lists {count} tools, more than its maxTools ({max}): only the first {max} are offered",
             config.name
         ));
+    }
+    // Resources and prompts as tools, where the config asks and the server offers them (a
+    // server tool of the same name keeps it).
+    let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
+    let offers_resources = capabilities.as_ref().is_some_and(|c| c.resources.is_some());
+    let offers_prompts = capabilities.as_ref().is_some_and(|c| c.prompts.is_some());
+    let mut builtins = Vec::new();
+    if config.resource_tools && config.resources && offers_resources {
+        builtins.extend([Builtin::ResourcesList, Builtin::ResourcesRead]);
+    }
+    if config.prompt_tools && offers_prompts {
+        builtins.extend([Builtin::PromptsList, Builtin::PromptsGet]);
+    }
+    for builtin in builtins {
+        if entries.iter().any(|t| t.mcp_name == builtin.name()) {
+            continue;
+        }
+        let schema = builtin.input_schema();
+        entries.push(ToolEntry {
+            mcp_name: builtin.name().to_owned(),
+            label: bridge::tool_label(&config.name, builtin.name()),
+            description: bridge::tool_description(&config.name, Some(builtin.description())),
+            parameters_json: Arc::from(bridge::convert_schema(Some(&schema)).to_string()),
+            output_schema: None,
+            builtin: Some(builtin),
+        });
     }
     entries.shrink_to_fit();
     if listed >= LARGE_LISTING {

@@ -7,5 +7,5 @@ mod connect;
 mod server;
 mod supervise;
 
-pub use server::{RuntimeOptions, Server, Snapshot, ToolEntry};
+pub use server::{Builtin, RuntimeOptions, Server, Snapshot, ToolEntry};
 pub use supervise::{SuperviseContext, restart_delay, supervise};

@@ -33,6 +33,63 @@ pub struct ToolEntry {
     pub parameters_json: Arc<str>,
     /// The tool's `outputSchema`, which rich results check `structuredContent` against.
     pub output_schema: Option<Arc<serde_json::Value>>,
+    /// A tool this client makes of the server's resources or prompts (`resourceTools`,
+    /// `promptTools`), answered by the manager instead of `tools/call`.
+    pub builtin: Option<Builtin>,
+}
+
+/// The tools made of what a server offers besides tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    ResourcesList,
+    ResourcesRead,
+    PromptsList,
+    PromptsGet,
+}
+
+impl Builtin {
+    /// The tool's own name (the agent name is made from it like any other).
+    pub fn name(self) -> &'static str {
+        match self {
+            Builtin::ResourcesList => "resources_list",
+            Builtin::ResourcesRead => "resources_read",
+            Builtin::PromptsList => "prompts_list",
+            Builtin::PromptsGet => "prompts_get",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Builtin::ResourcesList => {
+                "List the resources (and resource templates) this server offers"
+            }
+            Builtin::ResourcesRead => "Read one resource of this server by its URI",
+            Builtin::PromptsList => "List the prompts this server offers, with their arguments",
+            Builtin::PromptsGet => "Get one prompt of this server, filled with its arguments",
+        }
+    }
+
+    /// The input schema, as a server would send it.
+    pub fn input_schema(self) -> serde_json::Value {
+        match self {
+            Builtin::ResourcesList | Builtin::PromptsList => {
+                serde_json::json!({ "type": "object", "properties": {} })
+            }
+            Builtin::ResourcesRead => serde_json::json!({
+                "type": "object",
+                "properties": { "uri": { "type": "string", "description": "The resource's URI" } },
+                "required": ["uri"],
+            }),
+            Builtin::PromptsGet => serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string", "description": "The prompt's name" },
+                    "arguments": { "type": "object", "description": "The prompt's arguments, each a string" },
+                },
+                "required": ["name"],
+            }),
+        }
+    }
 }
 
 /// A server's last resource context block and until when it may be reused. Cleared when the
@@ -240,6 +297,15 @@ impl Server {
     /// whichever comes first. On a deadline or a cancellation the server is sent
     /// `notifications/cancelled` for the request.
     /// The `outputSchema` of the server's tool `tool` in its current listing.
+    /// Which builtin tool `tool` is, if it is one.
+    pub fn builtin(&self, tool: &str) -> Option<Builtin> {
+        self.snapshot()
+            .tools
+            .iter()
+            .find(|t| t.mcp_name == tool)
+            .and_then(|t| t.builtin)
+    }
+
     pub fn output_schema(&self, tool: &str) -> Option<Arc<serde_json::Value>> {
         let snapshot = self.snapshot();
         snapshot
