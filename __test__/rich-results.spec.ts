@@ -158,3 +158,31 @@ describe('rich results: checks and caps (fault server)', () => {
     expect(() => createManager({ servers: { f: fault({ results: 'x' as 'rich' }) } })).toThrow(/servers\.f\.results: Invalid results 'x'/)
   })
 })
+
+describe('rich results from a Python server (the official mcp SDK)', () => {
+  const python = process.env.PYTHON ?? 'python3'
+  const py: ServerConfig = { command: python, args: [path.join(ROOT, 'tests', 'peers', 'py_rich.py')] }
+
+  it('every content type, structured content from a Pydantic model, and a raised error', async () => {
+    const { manager } = await start({ py }, { results: 'rich' })
+    const every = await call(manager, 'mcp_py_every_kind')
+    expect(body(every)).toBe(
+      'hello from python\n[Audio: audio/wav, 8 bytes]\n[Resource: file:///notes.txt]\na note\n' +
+        '[Resource link: big, file:///big.bin, application/octet-stream]',
+    )
+    expect(images(every).map((p) => p.mimeType)).toEqual(['image/png'])
+    const weather = await call(manager, 'mcp_py_weather', { city: 'Oslo' })
+    expect((weather.details as { structuredContent?: unknown }).structuredContent).toEqual({ temperature: 21.5, conditions: 'sunny in Oslo' })
+    expect(JSON.parse(body(weather))).toEqual({ temperature: 21.5, conditions: 'sunny in Oslo' })
+    const broken = await call(manager, 'mcp_py_broken')
+    expect(broken.details).toMatchObject({ error: true, externalContent: { server: 'py', tool: 'broken' } })
+    expect(body(broken)).toContain('Error executing tool broken')
+  })
+
+  it('compat mode gives the same server the original text block', async () => {
+    const { manager } = await start({ py })
+    const every = await call(manager, 'mcp_py_every_kind')
+    expect(every.content).toHaveLength(1)
+    expect(wrappedBody(every)).toBe('hello from python\n[Image: image/png]')
+  })
+})

@@ -15,11 +15,15 @@ use crate::events::{Event, EventSink};
 /// The names a listener may subscribe to.
 pub const EVENT_NAMES: [&str; 4] = ["status", "toolsChanged", "toolCall", "serverLog"];
 
-/// `{ on, off, emit }` over a map of listener arrays. `emit` takes `{ name, payload }`.
-const EMITTER: &str = r#"(function () {
+/// `(manager) => { on, off, emit }`: the manager's emitter, made at its first use and kept on
+/// the manager object itself (a non-enumerable property), so it lives and dies with it.
+/// `emit` takes `{ name, payload }`.
+const EMITTER: &str = r#"(function (manager) {
   'use strict';
+  const key = '__mcpNativeEvents';
+  if (Object.prototype.hasOwnProperty.call(manager, key)) return manager[key];
   const listeners = new Map();
-  return {
+  const emitter = {
     on(name, fn) {
       let list = listeners.get(name);
       if (list === undefined) listeners.set(name, (list = []));
@@ -39,7 +43,9 @@ const EMITTER: &str = r#"(function () {
       }
     },
   };
-})()"#;
+  Object.defineProperty(manager, key, { value: emitter });
+  return emitter;
+})"#;
 
 type EmitFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 
@@ -66,21 +72,24 @@ impl EventSink for JsEventSink {
 
 /// A manager's listeners.
 pub struct Listeners {
-    emitter: ObjectRef,
     sink: Arc<JsEventSink>,
 }
 
 impl Listeners {
-    pub fn new(env: &Env, sink: Arc<JsEventSink>) -> Result<Self> {
-        let emitter: Object = env.run_script(EMITTER)?;
-        Ok(Self {
-            emitter: emitter.create_ref()?,
-            sink,
-        })
+    pub fn new(sink: Arc<JsEventSink>) -> Self {
+        Self { sink }
     }
 
-    /// `on` or `off`, after checking the arguments (a bad one throws, naming it).
-    pub fn change(&self, env: &Env, method: &str, event: Unknown, listener: Unknown) -> Result<()> {
+    /// `on` or `off` on `manager` (the JS object), after checking the arguments (a bad one
+    /// throws, naming it).
+    pub fn change(
+        &self,
+        env: &Env,
+        manager: Object,
+        method: &str,
+        event: Unknown,
+        listener: Unknown,
+    ) -> Result<()> {
         let name = match event.get_type()? {
             ValueType::String => String::from_unknown(event)?,
             _ => String::new(),
@@ -103,7 +112,8 @@ impl Listeners {
                 ),
             ));
         }
-        let emitter = self.emitter.get_value(env)?;
+        let emitter_of: Function<Object, Object> = env.run_script(EMITTER)?;
+        let emitter = emitter_of.call(manager)?;
         if method == "on" && self.sink.emit.get().is_none() {
             let emit: Function<Value, ()> = emitter.get_named_property("emit")?;
             let emit = emit

@@ -92,7 +92,7 @@ impl McpManager {
             host_env,
             tools: std::sync::Mutex::new(None),
             settler: Arc::new(Settler::new(env)?),
-            listeners: events::Listeners::new(env, event_sink)?,
+            listeners: events::Listeners::new(event_sink),
         })
     }
 
@@ -154,14 +154,14 @@ impl McpManager {
     /// Adds a listener for `event` (`status`, `toolsChanged`, `toolCall`, `serverLog`). A
     /// listener never keeps Node alive; one that throws is skipped.
     #[napi(ts_args_type = "event: McpManagerEvent, listener: (payload: any) => void")]
-    pub fn on(&self, env: &Env, event: Unknown, listener: Unknown) -> Result<()> {
-        self.listeners.change(env, "on", event, listener)
+    pub fn on(&self, env: &Env, this: This, event: Unknown, listener: Unknown) -> Result<()> {
+        self.listeners.change(env, *this, "on", event, listener)
     }
 
     /// Removes a listener added with `on` (the last one added, if it was added twice).
     #[napi(ts_args_type = "event: McpManagerEvent, listener: (payload: any) => void")]
-    pub fn off(&self, env: &Env, event: Unknown, listener: Unknown) -> Result<()> {
-        self.listeners.change(env, "off", event, listener)
+    pub fn off(&self, env: &Env, this: This, event: Unknown, listener: Unknown) -> Result<()> {
+        self.listeners.change(env, *this, "off", event, listener)
     }
 
     /// The prompts of every ready server that declares prompts (all pages), in config order.
