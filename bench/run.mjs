@@ -10,7 +10,8 @@
 // missing or older than the sources), --servers rust,node, --only start,exec,conc,large,tools,
 // shutdown,rss,wrap, --merge (with --only: replace just those rows in the results file and the
 // docs), --render (rewrite the docs from the results file, no measuring), --no-langchain,
-// --no-docs, --out FILE, --no-build.
+// --no-docs, --out FILE, --no-build, --native-options JSON (McpManagerOptions for the native client,
+// e.g. {"results":"rich"}: the cost of rich results on the same rows).
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
@@ -654,7 +655,9 @@ async function main() {
 
   const native = loadNative(addon.path)
   const lc = has('--no-langchain') ? null : await langchainContender()
-  const all = [floorContender(), nativeContender(addon.path), sdkContender(), ...(lc ? [lc] : [])]
+  // --native-options JSON: McpManagerOptions for the native client (e.g. '{"results":"rich"}').
+  const nativeOptions = opt('--native-options') ? JSON.parse(opt('--native-options')) : {}
+  const all = [floorContender(), nativeContender(addon.path, nativeOptions), sdkContender(), ...(lc ? [lc] : [])]
   log(`bench: ${SMOKE ? 'SMOKE run' : ONLY || opt('--servers') ? 'partial run' : 'full run'}; clients: ${all.map((c) => c.id).join(', ')}; addon ${relative(ROOT, addon.path)}`)
 
   for (const kind of SERVERS) {

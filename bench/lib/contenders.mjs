@@ -43,13 +43,13 @@ export function loadNative(addonPath) {
   return nativeAddon
 }
 
-export function nativeContender(addonPath) {
+export function nativeContender(addonPath, options = {}) {
   const { McpManager } = loadNative(addonPath)
   return {
     id: 'native',
     async start(specs) {
       const servers = Object.fromEntries(specs.map((s) => [s.name, { command: s.command, args: s.args }]))
-      const manager = new McpManager({ servers }, {})
+      const manager = new McpManager({ servers }, options)
       await manager.start()
       return {
         verify() {

@@ -135,7 +135,13 @@ pub fn rich_result(
             lines.push(structured.to_string());
         }
     }
-    let text = cut_text(lines.join("\n"), limits.max_result_chars);
+    // The usual single text part is moved, not copied (results can be megabytes).
+    let text = if lines.len() == 1 {
+        lines.pop().unwrap_or_default()
+    } else {
+        lines.join("\n")
+    };
+    let text = cut_text(text, limits.max_result_chars);
     Ok(RichResult {
         text,
         images,
@@ -197,6 +203,10 @@ fn carries(text: &str, structured: &Value) -> bool {
 
 /// At most `max` characters: the head and the tail, with a notice of what was cut between.
 pub fn cut_text(text: String, max: usize) -> String {
+    // No more bytes than the cap means no more characters: nothing to count.
+    if text.len() <= max {
+        return text;
+    }
     let total = text.chars().count();
     if total <= max {
         return text;
