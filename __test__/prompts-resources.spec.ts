@@ -152,3 +152,28 @@ describe('resources and prompts as agent tools (resourceTools, promptTools)', ()
     await manager.shutdown()
   })
 })
+
+describe('prompts and resources over Streamable HTTP', () => {
+  it('list, get and read against server-everything over HTTP', async () => {
+    const { spawn } = await import('node:child_process')
+    const port = 45_000 + Math.floor(Math.random() * 2000)
+    const child = spawn(NODE, [path.join(PKG, 'server-everything', 'dist', 'index.js'), 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      const { waitUntil } = await import('./helpers')
+      await waitUntil(async () => fetch(`http://127.0.0.1:${port}/mcp`).then(() => true, () => false), { timeout: 15_000, what: 'server-everything over HTTP' })
+      const { manager } = await start({ remote: { transport: 'http', url: `http://127.0.0.1:${port}/mcp` } as ServerConfig })
+      const prompts = await manager.listPrompts()
+      expect(prompts.map((p) => p.name)).toContain('simple-prompt')
+      const got = await manager.getPrompt('remote', 'simple-prompt')
+      expect(got.messages[0].content.text).toMatch(/^SECURITY NOTICE/)
+      const { resources } = await manager.listResources()
+      const doc = resources.find((r) => r.mimeType === 'text/markdown')!
+      expect(unwrap(await manager.readResource('remote', doc.uri))).toMatch(/^# /)
+    } finally {
+      child.kill()
+    }
+  })
+})
