@@ -144,10 +144,10 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
     ));
     spec.fault.clear();
     let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone());
-    // rmcp's own bound (which drops the line and reads on) is never reached: the line ends the
-    // stream first. Its limit counts the newline, ours does not.
+    // rmcp's own bound (which drops the line and reads on) is never reached: a raw line over
+    // the limit ends the stream first, and a repaired one gets room for its repair.
     let transport = AsyncRwTransport::new_client(stdout, stdin)
-        .with_max_line_length(spec.max_message_bytes.saturating_add(2));
+        .with_max_line_length(super::stdio_lines::rmcp_line_limit(spec.max_message_bytes));
     Ok((
         ServerProcess {
             child,

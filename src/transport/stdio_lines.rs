@@ -29,6 +29,14 @@ use super::json_peek::scan;
 /// fails): rmcp drops a line nested deeper. A test below ties this to rmcp's parser.
 pub const MAX_NESTING: usize = 127;
 
+/// The line bound to give rmcp's reader behind a `CheckedLines` of `max`: a line that was
+/// not UTF-8 is up to three times longer once repaired (each bad byte becomes U+FFFD, three
+/// bytes), and rmcp's bound counts the newline. Never reached by a raw line: those end the
+/// stream at `max`.
+pub const fn rmcp_line_limit(max: usize) -> usize {
+    max.saturating_mul(3).saturating_add(2)
+}
+
 /// Bytes read from the server at a time (a Linux pipe's default capacity).
 const CHUNK: usize = 64 * 1024;
 
