@@ -442,13 +442,25 @@ fn spawn_update_forwarder(
     update: UpdateFn,
 ) -> tokio::task::JoinHandle<()> {
     ::napi::bindgen_prelude::spawn(async move {
+        // Queuing an update is not running it: the result settles through another threadsafe
+        // function, which the JS thread may serve first. Calls of one threadsafe function run
+        // in order, so once the last update has run, every update has.
+        let mut last_ran = None;
         while let Some(progress) = rx.recv().await {
             let value = manager.progress_update(&server, &tool, &progress).to_json();
+            let (ran, done) = tokio::sync::oneshot::channel::<()>();
             update.call_with_return_value(
                 value,
                 ThreadsafeFunctionCallMode::NonBlocking,
-                |_r, _e| Ok(()),
+                move |_r, _e| {
+                    let _ = ran.send(());
+                    Ok(())
+                },
             );
+            last_ran = Some(done);
+        }
+        if let Some(done) = last_ran {
+            let _ = done.await;
         }
     })
 }
