@@ -13,15 +13,17 @@
 //! `Authorization` header: for each of the three byte alignments the run of
 //! base64 characters that depends only on the value is searched (the one or
 //! two edge characters shared with neighbouring bytes stay visible). Every
-//! occurrence becomes [`REDACTED`]; overlapping values are resolved
-//! leftmost-longest.
+//! occurrence of every spelling is masked, overlapping ones included: where
+//! occurrences overlap (two values sharing characters, or a value that repeats
+//! itself) their union becomes one [`REDACTED`], so no part of either is left;
+//! occurrences that merely touch stay one [`REDACTED`] each.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::fmt::Write as _;
 use std::sync::{Arc, RwLock};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::AhoCorasick;
 use secrecy::zeroize::Zeroizing;
 use secrecy::{ExposeSecret, SecretString};
 
@@ -118,8 +120,8 @@ impl Redactor {
                 next.patterns.push(form);
             }
         }
+        // Standard match semantics: `redact` asks for every (overlapping) occurrence.
         next.automaton = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostLongest)
             .build(next.patterns.iter().map(|p| p.as_bytes()))
             .ok();
         if next.automaton.is_none() {
@@ -150,47 +152,76 @@ impl Redactor {
         if snap.patterns.is_empty() {
             return Cow::Borrowed(text);
         }
-        let masked = match &snap.automaton {
-            Some(ac) => {
-                let mut matches = ac.find_iter(text).peekable();
-                if matches.peek().is_none() {
-                    Cow::Borrowed(text)
-                } else {
-                    let mut out = String::with_capacity(text.len());
-                    let mut last = 0;
-                    for m in matches {
-                        out.push_str(&text[last..m.start()]);
-                        out.push_str(REDACTED);
-                        last = m.end();
-                    }
-                    out.push_str(&text[last..]);
-                    Cow::Owned(out)
+        let mut spans = masked_spans(text, &snap);
+        // A cut-off start at the end is found in the text as given, not in the masked text: a
+        // shorter value inside that start would otherwise be masked first and hide the rest.
+        if let Some(tail) = cut_tail_start(text, &snap.patterns) {
+            spans.push(tail);
+            spans.sort_unstable();
+            let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+            for (start, end) in spans {
+                match merged.last_mut() {
+                    Some(last) if start < last.1 => last.1 = last.1.max(end),
+                    _ => merged.push((start, end)),
                 }
             }
-            None => {
-                // Slow path, longest patterns first to approximate leftmost-longest.
-                let mut pats: Vec<&str> = snap.patterns.iter().map(|p| p.as_str()).collect();
-                pats.sort_by_key(|p| std::cmp::Reverse(p.len()));
-                let mut cur: Cow<'a, str> = Cow::Borrowed(text);
-                for p in pats {
-                    if cur.contains(p) {
-                        cur = Cow::Owned(cur.replace(p, REDACTED));
-                    }
-                }
-                cur
+            spans = merged;
+        }
+        if spans.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for (start, end) in spans {
+            out.push_str(&text[last..start]);
+            out.push_str(REDACTED);
+            last = end;
+        }
+        out.push_str(&text[last..]);
+        Cow::Owned(out)
+    }
+}
+
+/// Every occurrence of every pattern in `text`, overlapping ones included, as byte spans in
+/// order; spans that overlap are merged into one (spans that only touch are not). Patterns
+/// are UTF-8, so every span starts and ends on a character boundary.
+fn masked_spans(text: &str, snap: &Snapshot) -> Vec<(usize, usize)> {
+    // Merges `(start, end)` into `spans`, given that no earlier span ends after `end`.
+    fn push(spans: &mut Vec<(usize, usize)>, (mut start, end): (usize, usize)) {
+        while let Some(&(s, e)) = spans.last() {
+            if start >= e {
+                break;
             }
-        };
-        match cut_tail_start(&masked, &snap.patterns) {
-            None => masked,
-            Some((start, end)) => {
-                let mut out = String::with_capacity(masked.len());
-                out.push_str(&masked[..start]);
-                out.push_str(REDACTED);
-                out.push_str(&masked[end..]);
-                Cow::Owned(out)
+            start = start.min(s);
+            spans.pop();
+        }
+        spans.push((start, end));
+    }
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    match &snap.automaton {
+        // Overlapping matches come in order of their end.
+        Some(ac) => {
+            for m in ac.find_overlapping_iter(text) {
+                push(&mut spans, (m.start(), m.end()));
+            }
+        }
+        None => {
+            // Slow path (the automaton could not be built): every start of every pattern.
+            let mut all: Vec<(usize, usize)> = Vec::new();
+            for p in &snap.patterns {
+                let mut from = 0;
+                while let Some(i) = text.get(from..).and_then(|t| t.find(p.as_str())) {
+                    all.push((from + i, from + i + p.len()));
+                    from += i + text[from + i..].chars().next().map_or(1, char::len_utf8);
+                }
+            }
+            all.sort_unstable_by_key(|&(s, e)| (e, s));
+            for span in all {
+                push(&mut spans, span);
             }
         }
     }
+    spans
 }
 
 /// Where a cut-off start of some pattern (at least [`MIN_CUT_PREFIX`] bytes, not the whole
