@@ -1,0 +1,3 @@
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| openclaw_mcp_native_fuzz::stdio_lines(data));
