@@ -249,17 +249,7 @@ fn factory_data(tools: &[AgentTool]) -> String {
         }
         out.push(']');
     }
-    let size: usize = tools
-        .iter()
-        .map(|t| {
-            t.tool.parameters_json.len()
-                + t.tool.description.len()
-                + t.tool.label.len()
-                + t.name.len()
-                + 12
-        })
-        .sum();
-    let mut out = String::with_capacity(size + 16);
+    let mut out = String::with_capacity(literal_size(tools));
     out.push('[');
     strings(&mut out, tools.iter().map(|t| t.name.as_str()));
     out.push(',');
