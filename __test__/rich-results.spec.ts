@@ -186,3 +186,23 @@ describe('rich results from a Python server (the official mcp SDK)', () => {
     expect(wrappedBody(every)).toBe('hello from python\n[Image: image/png]')
   })
 })
+
+describe("schemas: 'faithful'", () => {
+  it('keeps the schema the server sent; compat stays the lossy conversion', async () => {
+    const { manager } = await start({ f: faultServer(), g: faultServer([], { schemas: 'faithful' } as Partial<ServerConfig>) })
+    const compat = toolByName(manager, 'mcp_f_schema').parameters as Record<string, any>
+    expect(compat.properties.count).toEqual({ type: 'number', description: 'How many' })
+    const faithful = toolByName(manager, 'mcp_g_schema').parameters as Record<string, any>
+    expect(faithful.title).toBe('dropped')
+    expect(faithful.properties.count).toEqual({ type: 'integer', minimum: 1, default: 1, description: 'How many' })
+    expect(faithful.properties.either).toEqual({ anyOf: [{ type: 'string' }, { type: 'number' }], description: 'Either' })
+    expect(faithful.properties.email).toEqual({ type: 'string', format: 'email', pattern: '.+@.+' })
+    expect(faithful.properties.opts.additionalProperties).toBe(false)
+  })
+
+  it('is a manager option too, and a bad value is a constructor error', async () => {
+    const { manager } = await start({ f: faultServer() }, { schemas: 'faithful' } as ManagerOptions)
+    expect((toolByName(manager, 'mcp_f_schema').parameters as Record<string, any>).properties.count.type).toBe('integer')
+    expect(() => createManager({ servers: {} }, { schemas: 'exact' } as never)).toThrow("Invalid schemas 'exact': expected 'compat' or 'faithful'")
+  })
+})

@@ -10,6 +10,7 @@
 #   target/conformance-tools/    Node 22 (the runner needs >= 22; from npm's `node` package) and
 #                                the runner, in a private package.json of their own
 #   target/conformance-addon/    the addon, built by `napi build` for this run only
+#   target/conformance-tools-next/  the runner's 0.2.0 line, for the scenarios only it has
 #   target/conformance-results/  the runner's checks.json / stdout / stderr per scenario
 # Expected failures (see docs/conformance.md) are passed to the runner as a baseline, so the
 # exit status is non-zero only for an unexpected failure or a stale expectation.
@@ -26,8 +27,13 @@ CLIENT=$ROOT/__test__/conformance-client.mjs
 
 SCENARIOS=("$@")
 if [ ${#SCENARIOS[@]} -eq 0 ]; then
-  SCENARIOS=(initialize tools_call sse-retry elicitation-sep1034-client-defaults)
+  SCENARIOS=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
+    json-schema-2020-12-preservation)
 fi
+# Scenarios only the runner's 0.2.0 line has, run with that runner (its own directory).
+CONFORMANCE_NEXT_VERSION=0.2.0-alpha.12
+NEXT_SCENARIOS=(json-schema-2020-12-preservation)
+TOOLS_NEXT=$ROOT/target/conformance-tools-next
 # The manager has no elicitation UI: it declines elicitation/create (docs/conformance.md).
 EXPECTED_FAILURES=(elicitation-sep1034-client-defaults)
 
@@ -41,6 +47,12 @@ if [ ! -x "$TOOLS/node_modules/.bin/conformance" ] || [ ! -x "$TOOLS/node_module
 fi
 NODE22_BIN=$TOOLS/node_modules/node/bin
 "$NODE22_BIN/node" --version >/dev/null
+if [ ! -x "$TOOLS_NEXT/node_modules/.bin/conformance" ]; then
+  mkdir -p "$TOOLS_NEXT"
+  [ -f "$TOOLS_NEXT/package.json" ] || echo '{"name":"conformance-tools-next","private":true}' > "$TOOLS_NEXT/package.json"
+  (cd "$TOOLS_NEXT" && npm install --no-audit --no-fund --loglevel=error \
+    "@modelcontextprotocol/conformance@$CONFORMANCE_NEXT_VERSION")
+fi
 
 # 2. The addon: a copy of our own, so the repo-root build other suites load stays as it is.
 if [ -z "${MCP_NATIVE_ADDON:-}" ]; then
@@ -70,7 +82,9 @@ for scenario in "${SCENARIOS[@]}"; do
   for s in "${EXPECTED_FAILURES[@]}"; do [ "$s" = "$scenario" ] && is_expected=1; done
   log=$RESULTS/$scenario.log
   set +e
-  PATH="$NODE22_BIN:$PATH" timeout 180 "$TOOLS/node_modules/.bin/conformance" client \
+  runner=$TOOLS
+  for s in "${NEXT_SCENARIOS[@]}"; do [ "$s" = "$scenario" ] && runner=$TOOLS_NEXT; done
+  PATH="$NODE22_BIN:$PATH" timeout 180 "$runner/node_modules/.bin/conformance" client \
     --command "$CLIENT" --scenario "$scenario" --timeout 30000 \
     --expected-failures "$BASELINE" -o "$RESULTS" >"$log" 2>&1
   status=$?

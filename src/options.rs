@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::bridge::NameScheme;
 use crate::bridge::rich::ResultLimits;
-use crate::config::{MAX_RESULT_LIMIT, ResultMode};
+use crate::config::{MAX_RESULT_LIMIT, ResultMode, SchemaMode};
 use crate::host_env::{HostEnvironment, ProcessEnvironment};
 use crate::policy::ToolPolicy;
 use crate::secrets::ProviderDefinitions;
@@ -70,6 +70,7 @@ impl ManagerOptions {
         "secretProviders",
         "shutdownGraceMs",
         "results",
+        "schemas",
         "maxResultChars",
         "maxImages",
         "maxImageBytes",
@@ -113,6 +114,14 @@ impl ManagerOptions {
                     );
                 }
             }
+        }
+        if let Some(mode) = get("schemas") {
+            out.runtime.schemas = mode.as_str().and_then(SchemaMode::parse).ok_or_else(|| {
+                format!(
+                    "Invalid schemas '{}': expected 'compat' or 'faithful'",
+                    shown(mode)
+                )
+            })?;
         }
         if let Some(mode) = get("results") {
             out.results = mode.as_str().and_then(ResultMode::parse).ok_or_else(|| {

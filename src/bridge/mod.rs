@@ -6,6 +6,7 @@
 //! and `tool-bridge.pr21530.json` by `tests/bridge_vectors.rs`.
 
 mod js_semantics;
+pub mod faithful;
 pub mod json_check;
 pub mod media;
 pub mod naming;

@@ -55,6 +55,25 @@ impl ResultMode {
     }
 }
 
+/// How a tool's `inputSchema` becomes the agent tool's `parameters`: the original's lossy
+/// conversion (`compat`) or kept as the server wrote it (`faithful`; see `bridge::faithful`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchemaMode {
+    #[default]
+    Compat,
+    Faithful,
+}
+
+impl SchemaMode {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "compat" => Some(Self::Compat),
+            "faithful" => Some(Self::Faithful),
+            _ => None,
+        }
+    }
+}
+
 /// A server's own `results` and result caps; `None` takes the manager's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ResultOverrides {
@@ -223,6 +242,8 @@ pub struct ServerConfig {
     /// (`…_prompts_list`, `…_prompts_get`) as tools.
     pub resource_tools: bool,
     pub prompt_tools: bool,
+    /// `schemas`; `None` takes the manager's.
+    pub schemas: Option<SchemaMode>,
 }
 
 impl ServerConfig {
@@ -259,6 +280,7 @@ impl ServerConfig {
             max_tool_timeout_ms: 0,
             resource_tools: false,
             prompt_tools: false,
+            schemas: None,
         }
     }
 
@@ -315,6 +337,7 @@ impl fmt::Debug for ServerConfig {
             .field("max_tool_timeout_ms", &self.max_tool_timeout_ms)
             .field("resource_tools", &self.resource_tools)
             .field("prompt_tools", &self.prompt_tools)
+            .field("schemas", &self.schemas)
             .finish()
     }
 }

@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use super::model::{
     DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
-    McpConfig, ResultMode, ServerConfig, TransportKind, ValidatedConfig, server_defaults,
+    McpConfig, ResultMode, SchemaMode, ServerConfig, TransportKind, ValidatedConfig,
+    server_defaults,
 };
 use super::values::{display_value, excerpt, type_name};
 
@@ -243,6 +244,20 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
         "maxTools" => {
             s.max_tools = check_int(p, val, 1, MAX_TOOLS_LIMIT.into(), issues)
                 .map_or(s.max_tools, |n| n as u32)
+        }
+        "schemas" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match SchemaMode::parse(&t) {
+                    Some(mode) => s.schemas = Some(mode),
+                    None => issues.push(
+                        p,
+                        format_args!(
+                            "Invalid schemas '{}': expected 'compat' or 'faithful'",
+                            excerpt(&t)
+                        ),
+                    ),
+                }
+            }
         }
         "resourceTools" => {
             s.resource_tools = check_bool(p, val, issues).unwrap_or(s.resource_tools)

@@ -62,6 +62,8 @@ export interface McpServerConfig {
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */
   maxToolTimeout?: number
+  /** This server's schema mode (see `McpManagerOptions.schemas`); default the manager's. */
+  schemas?: 'compat' | 'faithful'
   /** This server's result mode (see `McpManagerOptions.results`); default the manager's. */
   results?: 'compat' | 'rich'
   /** This server's result caps; default the manager's. */
@@ -117,6 +119,13 @@ export interface McpManagerOptions {
    * A server's own `results` wins.
    */
   results?: 'compat' | 'rich'
+  /**
+   * How a tool's inputSchema becomes `parameters`. 'compat' (default): the original's lossy
+   * conversion. 'faithful': as the server wrote it ($ref/$defs, anyOf/oneOf/allOf, type arrays,
+   * formats, defaults, additionalProperties…), an external $ref never fetched, bounded in depth
+   * and size. A server's own `schemas` wins.
+   */
+  schemas?: 'compat' | 'faithful'
   /**
    * A say over every tool call, each sync or async and bounded by the call's toolTimeout.
    * `beforeToolCall(ctx)` may return `{ block: reason }` (an error result naming the reason; the

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::server::{Builtin, Server, ToolEntry};
 use crate::bridge;
-use crate::config::TransportKind;
+use crate::config::{SchemaMode, TransportKind};
 use crate::error::{CallError, ConnectError};
 use crate::secrets::{EnvSource, SecretResolver};
 use crate::session::{InitFailure, Session, SessionHandler, SessionSetup};
@@ -360,9 +360,13 @@ pub(super) async fn list_tools(
     let config = &server.config;
     let max = config.max_tools as usize;
     let redactor = server.log.redactor();
+    let schemas = config.schemas.unwrap_or(server.options.schemas);
     let bridged = |tool: &rmcp::model::Tool| {
         let schema = serde_json::Value::Object((*tool.input_schema).clone());
-        let parameters = bridge::convert_schema(Some(&schema)).to_string();
+        let parameters = match schemas {
+            SchemaMode::Compat => bridge::convert_schema(Some(&schema)).to_string(),
+            SchemaMode::Faithful => bridge::faithful::faithful_schema(Some(&schema)).to_string(),
+        };
         let label = bridge::tool_label(&config.name, &tool.name);
         let description = bridge::tool_description(&config.name, tool.description.as_deref());
         ToolEntry {

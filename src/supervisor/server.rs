@@ -136,6 +136,8 @@ pub struct RuntimeOptions {
     /// Legacy SSE: the longest silence on the event stream before the session ends (a
     /// keep-alive ping is sent half-way through). Zero: unbounded.
     pub sse_idle_timeout: Duration,
+    /// `schemas` of the manager (a server's own wins).
+    pub schemas: crate::config::SchemaMode,
 }
 
 impl Default for RuntimeOptions {
@@ -145,6 +147,7 @@ impl Default for RuntimeOptions {
             max_message_bytes: 64 * 1024 * 1024,
             restart_budget_reset: Duration::from_secs(60),
             sse_idle_timeout: Duration::from_secs(60),
+            schemas: crate::config::SchemaMode::Compat,
         }
     }
 }
