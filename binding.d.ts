@@ -62,6 +62,8 @@ export interface McpServerConfig {
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */
   maxToolTimeout?: number
+  /** Sent as `logging/setLevel` after each connect to a server that declares logging. */
+  logLevel?: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency'
   /** This server's schema mode (see `McpManagerOptions.schemas`); default the manager's. */
   schemas?: 'compat' | 'faithful'
   /** This server's result mode (see `McpManagerOptions.results`); default the manager's. */

@@ -144,3 +144,36 @@ describe('events', () => {
     expect(r.stdout.trim()).toBe('done')
   })
 })
+
+describe('logLevel', () => {
+  it('is sent as logging/setLevel to a server that declares logging, and not to others', async () => {
+    const withLogging = path.join(tempDir(), 'with.log')
+    const without = path.join(tempDir(), 'without.log')
+    const { manager } = make({
+      a: faultServer(['--logging', '--request-log', withLogging], { logLevel: 'warning' } as Partial<ServerConfig>),
+      b: faultServer(['--request-log', without], { logLevel: 'warning' } as Partial<ServerConfig>),
+    })
+    await manager.start()
+    const { fileLines } = await import('./helpers')
+    expect(fileLines(withLogging).some((l) => l.startsWith('logging/setLevel'))).toBe(true)
+    expect(fileLines(without).some((l) => l.startsWith('logging/setLevel'))).toBe(false)
+    expect(() => createManager({ servers: { c: faultServer([], { logLevel: 'loud' } as Partial<ServerConfig>) } } as ManagerConfig)).toThrow(
+      /servers\.c\.logLevel: Invalid logLevel 'loud'/,
+    )
+  })
+
+  it("server-everything's simulated log reaches serverLog listeners", async () => {
+    const everything: ServerConfig = {
+      command: NODE,
+      args: [path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'), 'stdio'],
+      logLevel: 'debug',
+    } as ServerConfig
+    const { manager } = make({ e: everything })
+    await manager.start()
+    const seen = recorder(manager, 'serverLog')
+    await toolByName(manager, 'mcp_e_toggle-simulated-logging').execute('c', {})
+    const [, first] = await waitUntil(() => seen[0], { timeout: 10_000 })
+    expect(first).toMatchObject({ server: 'e', level: expect.stringMatching(/^(debug|info|notice|warning|error|critical|alert|emergency)$/) })
+    expect(String(first.data)).toMatch(/-level message|level-message/)
+  })
+})

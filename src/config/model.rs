@@ -244,6 +244,9 @@ pub struct ServerConfig {
     pub prompt_tools: bool,
     /// `schemas`; `None` takes the manager's.
     pub schemas: Option<SchemaMode>,
+    /// `logLevel`: sent as `logging/setLevel` after each connect to a server that declares
+    /// logging (`debug` … `emergency`).
+    pub log_level: Option<String>,
 }
 
 impl ServerConfig {
@@ -281,6 +284,7 @@ impl ServerConfig {
             resource_tools: false,
             prompt_tools: false,
             schemas: None,
+            log_level: None,
         }
     }
 
@@ -338,6 +342,7 @@ impl fmt::Debug for ServerConfig {
             .field("resource_tools", &self.resource_tools)
             .field("prompt_tools", &self.prompt_tools)
             .field("schemas", &self.schemas)
+            .field("log_level", &self.log_level)
             .finish()
     }
 }

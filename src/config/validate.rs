@@ -245,6 +245,32 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
             s.max_tools = check_int(p, val, 1, MAX_TOOLS_LIMIT.into(), issues)
                 .map_or(s.max_tools, |n| n as u32)
         }
+        "logLevel" => {
+            const LEVELS: [&str; 8] = [
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ];
+            if let Some(level) = check_string(p, val, issues) {
+                if LEVELS.contains(&level.as_str()) {
+                    s.log_level = Some(level);
+                } else {
+                    issues.push(
+                        p,
+                        format_args!(
+                            "Invalid logLevel '{}': expected one of {}",
+                            excerpt(&level),
+                            LEVELS.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
         "schemas" => {
             if let Some(t) = check_string(p, val, issues) {
                 match SchemaMode::parse(&t) {

@@ -91,11 +91,14 @@ pub(super) async fn connect(
         }
     };
     match listed {
-        Ok(Ok(tools)) => Ok(Connected {
-            session,
-            tools,
-            transport,
-        }),
+        Ok(Ok(tools)) => {
+            set_log_level(server, session.peer(), connect_timeout).await;
+            Ok(Connected {
+                session,
+                tools,
+                transport,
+            })
+        }
         Ok(Err(error)) => {
             let stderr = session.close(grace).await;
             Err(ConnectError::ToolsList {
@@ -342,6 +345,37 @@ async fn connect_sse(
             target.shown,
             connect_timeout.as_millis()
         ))),
+    }
+}
+
+/// `logLevel`, sent to a server that declares logging; a failure is only a warning.
+#[allow(deprecated)] // logging is deprecated by SEP-2577, but servers still offer it
+async fn set_log_level(server: &Server, peer: &Peer<RoleClient>, timeout: Duration) {
+    let Some(level) = server.config.log_level.as_deref() else {
+        return;
+    };
+    let declares = peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.logging.is_some());
+    if !declares {
+        return;
+    }
+    let Ok(level) = serde_json::from_value::<rmcp::model::LoggingLevel>(level.into()) else {
+        return;
+    };
+    let params = rmcp::model::SetLevelRequestParams::new(level);
+    match tokio::time::timeout(timeout, peer.set_level(params)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => server.log.warn(&format!(
+            "MCP server '{}': logging/setLevel failed: {}",
+            server.config.name,
+            CallError::from_service(e)
+        )),
+        Err(_) => server.log.warn(&format!(
+            "MCP server '{}': no answer to logging/setLevel within {} ms",
+            server.config.name,
+            timeout.as_millis()
+        )),
     }
 }
 
