@@ -84,6 +84,17 @@ describe('rich results from server-everything', () => {
     expect(wrappedBody(result)).toContain('"temperature"')
   })
 
+  it('an annotated message with an image, and a long-running call with progress', async () => {
+    const { manager } = await start({ e: stdio }, { results: 'rich' })
+    const annotated = await call(manager, 'mcp_e_get-annotated-message', { messageType: 'success', includeImage: true })
+    expect(body(annotated).length).toBeGreaterThan(0)
+    expect(images(annotated).map((p) => p.mimeType)).toEqual(['image/png'])
+    const updates: unknown[] = []
+    const long = await toolByName(manager, 'mcp_e_trigger-long-running-operation').execute('c', { duration: 1, steps: 3 }, undefined, (u) => updates.push(u))
+    expect('error' in long.details).toBe(false)
+    expect(updates.length).toBeGreaterThanOrEqual(1)
+  })
+
   it('a server may opt in on its own, over Streamable HTTP too', async () => {
     const port = 43_000 + Math.floor(Math.random() * 2000)
     const child = spawn(NODE, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
