@@ -202,8 +202,10 @@ fn push_checked(out: &mut Vec<u8>, line: &[u8]) {
         push_unreadable(out, line, &problem);
         return;
     }
-    // Bytes that were not UTF-8 outside a string leave a line that is not JSON even decoded.
-    if repaired.is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+    // Bytes that were not UTF-8 outside a string leave a line that is not JSON even decoded
+    // (read as rmcp reads it: after a byte-order mark).
+    let body = line.strip_prefix("\u{feff}".as_bytes()).unwrap_or(line);
+    if repaired.is_some() && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
         let problem = "the server's response is not valid JSON (it holds bytes that are not UTF-8)";
         push_unreadable(out, line, problem);
         return;
@@ -310,6 +312,16 @@ mod tests {
         );
         // A log line with such bytes (no id) is dropped: rmcp would ignore it anyway.
         assert!(checked(b"log \xff line\n").is_empty());
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_make_a_repaired_line_unreadable() {
+        // Found by fuzzing (stdio_lines): rmcp skips a leading BOM, so this check must too.
+        let line = b"\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"a\xffb\"}}\n";
+        let out = checked(line);
+        assert!(out.starts_with("\u{feff}".as_bytes()), "{out:?}");
+        let reply: serde_json::Value = serde_json::from_slice(&out[3..]).unwrap();
+        assert_eq!(reply["result"]["t"], "a\u{FFFD}b");
     }
 
     #[test]
