@@ -863,13 +863,22 @@ fn secret_values() -> impl Strategy<Value = Vec<String>> {
                 let cut = 1 + a % base.len().max(1);
                 let made: String = match kind {
                     // A suffix of one, then another: overlaps the first's end.
-                    0 => base[base.len() - cut.min(base.len())..].iter().chain(&other).collect(),
+                    0 => base[base.len() - cut.min(base.len())..]
+                        .iter()
+                        .chain(&other)
+                        .collect(),
                     // Another, then a prefix of one.
                     1 => other.iter().chain(&base[..cut.min(base.len())]).collect(),
                     // A middle part of one.
-                    2 => base[cut.min(base.len()) / 2..].iter().take(8 + b % 12).collect(),
+                    2 => base[cut.min(base.len()) / 2..]
+                        .iter()
+                        .take(8 + b % 12)
+                        .collect(),
                     // One repeating itself.
-                    _ => base[..cut.max(8).min(base.len())].iter().collect::<String>().repeat(times),
+                    _ => base[..cut.max(8).min(base.len())]
+                        .iter()
+                        .collect::<String>()
+                        .repeat(times),
                 };
                 if made.len() >= 6 {
                     secrets.push(made);
@@ -1004,7 +1013,10 @@ fn redactor_masks_a_self_overlapping_value() {
 #[test]
 fn redactor_masks_a_cut_start_holding_another_value() {
     let out = redact_with(
-        &["postgres://u:hunter2hunter2@db.internal/app", "hunter2hunter2"],
+        &[
+            "postgres://u:hunter2hunter2@db.internal/app",
+            "hunter2hunter2",
+        ],
         "connect failed: postgres://u:hunter2hunter2@db.int…",
     );
     assert_eq!(out, "connect failed: [REDACTED]…");
@@ -1028,8 +1040,9 @@ async fn stdio_repaired_line_reaches_the_session() {
     line.extend_from_slice(b"\"}}\n");
     assert!(line.len() - 1 <= max);
     let reader = CheckedLines::new(std::io::Cursor::new(line), max, StreamFault::default());
-    let mut transport = AsyncRwTransport::<rmcp::RoleClient, _, _>::new_client(reader, tokio::io::sink())
-        .with_max_line_length(rmcp_line_limit(max));
+    let mut transport =
+        AsyncRwTransport::<rmcp::RoleClient, _, _>::new_client(reader, tokio::io::sink())
+            .with_max_line_length(rmcp_line_limit(max));
     match transport.receive().await {
         Some(JsonRpcMessage::Response(r)) => assert_eq!(r.id, NumberOrString::Number(7)),
         other => panic!("the response was dropped: {other:?}"),
@@ -1059,7 +1072,8 @@ fn sanitiser_leaves_no_marker_hidden_by_a_dropped_match() {
 #[ignore = "open defect: a replacement completes a marker (pinned by golden vector marker/escaped-quote-nesting)"]
 fn sanitiser_leaves_no_marker_completed_by_a_replacement() {
     use openclaw_mcp_native::security::{WrapFormat, sanitize_content};
-    let content = r#"<<<EXTERNAL_UNTRUSTED_CONTENT id=\"<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"x\">>>\">>>"#;
+    let content =
+        r#"<<<EXTERNAL_UNTRUSTED_CONTENT id=\"<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"x\">>>\">>>"#;
     let out = sanitize_content(content, WrapFormat::Id);
     assert_eq!(
         oracles::wrap::marker_starts(&out, WrapFormat::Id),
@@ -1086,4 +1100,42 @@ fn metadata_values_form_no_marker_across_lines() {
     let out = wrap_external_content_with_id("hello", &opts, "0123456789abcdef");
     let (starts, ends) = oracles::wrap::marker_starts(&out, WrapFormat::Id);
     assert_eq!((starts.len(), ends.len()), (1, 1), "{out}");
+}
+
+/// Fixed in src/bridge/naming.rs: every tool sharing a name tried `_2`, `_3`… from the start,
+/// so naming was quadratic in the duplicates (16,000 tools of one name took 19 s per scheme in
+/// a release build; a hostile server listing 100,000 would block for minutes). Each suffix
+/// search now resumes where the last one for the same name stopped (same names as before).
+#[test]
+fn naming_many_duplicate_tools_is_linear() {
+    use openclaw_mcp_native::bridge::naming::{NameScheme, ServerTools, assign_tool_names};
+    let tools = vec!["é"; 40_000];
+    let servers = [
+        ServerTools {
+            server: "s",
+            prefix: None,
+            tools: tools.clone(),
+        },
+        ServerTools {
+            server: "s",
+            prefix: None,
+            tools,
+        },
+    ];
+    for scheme in [NameScheme::Compat, NameScheme::OpenClaw] {
+        let started = std::time::Instant::now();
+        let names = assign_tool_names(&servers, scheme);
+        let elapsed = started.elapsed();
+        let unique: std::collections::HashSet<String> = names
+            .iter()
+            .flatten()
+            .map(|a| a.name.to_lowercase())
+            .collect();
+        assert_eq!(unique.len(), 80_000, "{scheme:?}");
+        // Linear: well under a second even in a debug build; quadratic took minutes.
+        assert!(
+            elapsed < std::time::Duration::from_secs(10),
+            "{scheme:?}: {elapsed:?}"
+        );
+    }
 }

@@ -255,24 +255,38 @@ fn compat_reason(compat: &str) -> &'static str {
     }
 }
 
+/// Per first candidate, the suffix number to try next. Names are only ever added to the taken
+/// set, so every smaller suffix is still taken: starting there gives the same name as trying
+/// `_2`, `_3`… from the start, without the quadratic cost of many tools sharing one name (a
+/// server listing 100,000 tools of the same name).
+type NextSuffix = std::collections::HashMap<String, u64>;
+
 fn derive_compat(
     server: &str,
     prefix: Option<&str>,
     tool: &str,
     taken: &std::collections::HashSet<String>,
+    next: &mut NextSuffix,
 ) -> String {
     let sanitized = sanitize_name(&compat_tool_name(server, prefix, tool));
     let base = sanitized.trim_end_matches('_');
     let hash = stable_hash8(server, tool);
     // 64 = base (≤ 55) + "_" + 8 hex.
     let head = cut(base, MAX_TOOL_NAME_LEN - 9);
-    let mut candidate = format!("{head}_{hash}");
-    let mut n: u64 = 2;
-    while taken.contains(&candidate) {
-        let suffix = format!("_{n}");
-        let head = cut(base, MAX_TOOL_NAME_LEN - 9 - suffix.len());
-        candidate = format!("{head}_{hash}{suffix}");
-        n += 1;
+    let first = format!("{head}_{hash}");
+    let mut n = next.get(&first).copied().unwrap_or(2);
+    let mut candidate = first.clone();
+    if n > 2 || taken.contains(&candidate) {
+        loop {
+            let suffix = format!("_{n}");
+            let head = cut(base, MAX_TOOL_NAME_LEN - 9 - suffix.len());
+            candidate = format!("{head}_{hash}{suffix}");
+            n += 1;
+            if !taken.contains(&candidate) {
+                break;
+            }
+        }
+        next.insert(first, n);
     }
     candidate
 }
@@ -302,13 +316,14 @@ fn assign_compat(servers: &[ServerTools<'_>], reserved: &[&str]) -> Vec<Vec<Assi
         })
         .collect();
     // Pass 2: derived names for the rest, in the same order.
+    let mut next = NextSuffix::new();
     for (s, names) in servers.iter().zip(out.iter_mut()) {
         for (tool, slot) in s.tools.iter().zip(names.iter_mut()) {
             if slot.is_some() {
                 continue;
             }
             let compat = compat_tool_name(s.server, s.prefix, tool);
-            let name = derive_compat(s.server, s.prefix, tool, &taken);
+            let name = derive_compat(s.server, s.prefix, tool, &taken, &mut next);
             taken.insert(name.clone());
             *slot = Some(AssignedName {
                 name,
@@ -359,6 +374,9 @@ fn assign_openclaw(servers: &[ServerTools<'_>], reserved: &[&str]) -> Vec<Vec<As
     const SEP: &str = "__";
     let mut used_servers: HashSet<String> = HashSet::new();
     let mut taken: HashSet<String> = reserved.iter().map(|r| r.to_lowercase()).collect();
+    // The next suffix per first candidate (see [`NextSuffix`]).
+    let mut next_server = NextSuffix::new();
+    let mut next_tool = NextSuffix::new();
     let mut out = Vec::with_capacity(servers.len());
     for s in servers {
         let raw_server = s.prefix.unwrap_or(s.server);
@@ -366,12 +384,19 @@ fn assign_openclaw(servers: &[ServerTools<'_>], reserved: &[&str]) -> Vec<Vec<As
         let base = cut(&frag, OPENCLAW_MAX_SERVER_LEN).to_owned();
         let server_cut = base.len() < frag.len();
         let mut server_part = base.clone();
-        let mut n: u64 = 2;
-        while used_servers.contains(&server_part.to_lowercase()) {
-            let suffix = format!("-{n}");
-            let keep = OPENCLAW_MAX_SERVER_LEN.saturating_sub(suffix.len()).max(1);
-            server_part = format!("{}{suffix}", cut(&base, keep));
-            n += 1;
+        let server_key = base.to_lowercase();
+        let mut n = next_server.get(&server_key).copied().unwrap_or(2);
+        if n > 2 || used_servers.contains(&server_key) {
+            loop {
+                let suffix = format!("-{n}");
+                let keep = OPENCLAW_MAX_SERVER_LEN.saturating_sub(suffix.len()).max(1);
+                server_part = format!("{}{suffix}", cut(&base, keep));
+                n += 1;
+                if !used_servers.contains(&server_part.to_lowercase()) {
+                    break;
+                }
+            }
+            next_server.insert(server_key, n);
         }
         let server_collided = server_part != base;
         used_servers.insert(server_part.to_lowercase());
@@ -390,14 +415,20 @@ fn assign_openclaw(servers: &[ServerTools<'_>], reserved: &[&str]) -> Vec<Vec<As
                 truncated
             };
             let mut candidate = format!("{server_part}{SEP}{stem}");
-            let mut n: u64 = 2;
-            let mut collided = false;
-            while taken.contains(&candidate.to_lowercase()) {
-                collided = true;
-                let suffix = format!("-{n}");
-                let keep = max_tool.saturating_sub(suffix.len()).max(1);
-                candidate = format!("{server_part}{SEP}{}{suffix}", cut(stem, keep));
-                n += 1;
+            let key = candidate.to_lowercase();
+            let mut n = next_tool.get(&key).copied().unwrap_or(2);
+            let collided = n > 2 || taken.contains(&key);
+            if collided {
+                loop {
+                    let suffix = format!("-{n}");
+                    let keep = max_tool.saturating_sub(suffix.len()).max(1);
+                    candidate = format!("{server_part}{SEP}{}{suffix}", cut(stem, keep));
+                    n += 1;
+                    if !taken.contains(&candidate.to_lowercase()) {
+                        break;
+                    }
+                }
+                next_tool.insert(key, n);
             }
             taken.insert(candidate.to_lowercase());
             let changed = server_changed || tool_changed;
