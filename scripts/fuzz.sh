@@ -7,7 +7,7 @@
 #   bash scripts/fuzz.sh 10                                  # the short run CI can afford
 #   FUZZ_OPEN_DEFECTS=1 bash scripts/fuzz.sh 30 wrap         # also the open defects' checks
 #
-# The invariants are in fuzz/src/oracles.rs (shared with tests/fuzz_props.rs); fuzz/README.md
+# The invariants are in fuzz/src/oracles.rs (shared with tests/fuzz_props.rs); docs/robustness.md
 # lists the targets. Stable Rust is enough: with no sanitizer cargo-fuzz passes rustc only
 # stable flags (sancov instrumentation through -C); FUZZ_SANITIZER=address needs -Zsanitizer,
 # which RUSTC_BOOTSTRAP=1 allows (set for that case only). Builds go to fuzz/target (a cold
@@ -20,8 +20,8 @@
 #   FUZZ_NICE        niceness of the fuzzing processes (default 10).
 #   FUZZ_MAX_LEN     longest input libFuzzer tries, in bytes (default 8192).
 # Found inputs are saved in fuzz/artifacts/<target>/; the corpus grows in fuzz/corpus/<target>/
-# (seeded from fuzz/seeds/<target>/). Reproduce one with
-#   (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer none <target> <artifact file>)
+# (seeded from fuzz/seeds/<target>/, with fuzz/dicts/<target>.dict). Reproduce a finding with
+#   (cd fuzz && cargo fuzz run --sanitizer none --debug-assertions <target> <artifact file>)
 set -euo pipefail
 
 cd "$(dirname "$0")/../fuzz"
@@ -31,6 +31,11 @@ shift || true
 case $seconds in
   '' | *[!0-9]*) echo "usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]" >&2; exit 2 ;;
 esac
+# libFuzzer takes -max_total_time=0 as "no limit".
+if [ "$seconds" -lt 1 ]; then
+  echo "scripts/fuzz.sh: SECONDS_PER_TARGET must be at least 1" >&2
+  exit 2
+fi
 
 sanitizer=${FUZZ_SANITIZER:-none}
 # Without a sanitizer cargo-fuzz passes only stable flags; ASan needs -Zsanitizer.
@@ -55,6 +60,7 @@ echo "== Building the fuzz targets (sanitizer: $sanitizer, debug assertions on) 
 build_start=$SECONDS
 nice -n "$niceness" cargo fuzz build --sanitizer "$sanitizer" --debug-assertions
 echo "build: $((SECONDS - build_start)) s"
+bin=target/$(rustc -vV | sed -n 's/^host: //p')/release
 
 mkdir -p target/fuzz-logs
 printf '\n%-12s %12s %10s %8s  %s\n' target executions exec/s corpus found
@@ -69,10 +75,10 @@ for t in "${targets[@]}"; do
   log="target/fuzz-logs/$t.log"
   find "artifacts/$t" -type f | sort >"$log.before"
   run=0
-  nice -n "$niceness" cargo fuzz run --sanitizer "$sanitizer" --debug-assertions "$t" \
-    "corpus/$t" "${seeds[@]}" -- \
+  # The built binary itself: `cargo fuzz run` would rebuild first if a source changed.
+  nice -n "$niceness" "$bin/$t" -artifact_prefix="artifacts/$t/" \
     -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 "${dict[@]}" >"$log" 2>&1 || run=$?
+    -print_final_stats=1 "${dict[@]}" "corpus/$t" "${seeds[@]}" >"$log" 2>&1 || run=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   corpus=$(find "corpus/$t" -type f | wc -l)

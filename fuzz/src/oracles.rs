@@ -23,7 +23,7 @@ macro_rules! broken {
     };
 }
 
-/// Whether to check the invariants that open defects still break (listed in fuzz/README.md):
+/// Whether to check the invariants that open defects still break (the ignored tests at the end of tests/fuzz_props.rs):
 /// `FUZZ_OPEN_DEFECTS=1`. Off by default so the suites stay green until they are fixed; each
 /// such check names its defect, and tests/fuzz_props.rs has an ignored regression test per
 /// defect that fails today.
@@ -72,6 +72,9 @@ pub struct JsonInfo {
     pub depth: usize,
     /// The members of the root, when it is an object.
     pub members: Option<Vec<TopMember>>,
+    /// Some object, at any depth, has a key twice (serde's structs reject that; `JSON.parse`
+    /// keeps the last).
+    pub duplicate_keys: bool,
 }
 
 struct Scan<'a> {
@@ -168,6 +171,9 @@ impl Scan<'_> {
 pub fn json_info(s: &[u8]) -> Option<JsonInfo> {
     let mut p = Scan { s, i: 0 };
     let mut stack: Vec<u8> = Vec::new();
+    // The keys seen in each open object (innermost last).
+    let mut keys: Vec<HashSet<Vec<u8>>> = Vec::new();
+    let mut duplicate_keys = false;
     let mut depth = 0;
     let mut members: Option<Vec<TopMember>> = None;
     // The key of the root member whose value comes next.
@@ -195,6 +201,9 @@ pub fn json_info(s: &[u8]) -> Option<JsonInfo> {
                     });
                 }
                 stack.push(c);
+                if c == b'{' {
+                    keys.push(HashSet::new());
+                }
                 depth = depth.max(stack.len());
                 if stack.len() == 1 && c == b'{' {
                     members = Some(Vec::new());
@@ -203,12 +212,16 @@ pub fn json_info(s: &[u8]) -> Option<JsonInfo> {
                 let close = if c == b'{' { b'}' } else { b']' };
                 if p.eat(close).is_some() {
                     stack.pop();
+                    if c == b'{' {
+                        keys.pop();
+                    }
                 } else {
                     opened = true;
                     if c == b'{' {
                         let k = p.string()?;
                         p.ws();
                         p.eat(b':')?;
+                        duplicate_keys |= !keys.last_mut()?.insert(s[k.clone()].to_vec());
                         if stack.len() == 1 {
                             key = Some(s[k].to_vec());
                         }
@@ -244,7 +257,11 @@ pub fn json_info(s: &[u8]) -> Option<JsonInfo> {
         loop {
             p.ws();
             let Some(&open) = stack.last() else {
-                return (p.i == s.len()).then_some(JsonInfo { depth, members });
+                return (p.i == s.len()).then_some(JsonInfo {
+                    depth,
+                    members,
+                    duplicate_keys,
+                });
             };
             match *s.get(p.i)? {
                 b',' => {
@@ -254,6 +271,7 @@ pub fn json_info(s: &[u8]) -> Option<JsonInfo> {
                         let k = p.string()?;
                         p.ws();
                         p.eat(b':')?;
+                        duplicate_keys |= !keys.last_mut()?.insert(s[k.clone()].to_vec());
                         if stack.len() == 1 {
                             key = Some(s[k].to_vec());
                         }
@@ -263,6 +281,7 @@ pub fn json_info(s: &[u8]) -> Option<JsonInfo> {
                 b'}' if open == b'{' => {
                     p.i += 1;
                     stack.pop();
+                    keys.pop();
                 }
                 b']' if open == b'[' => {
                     p.i += 1;
@@ -670,7 +689,8 @@ pub mod jsonrpc {
 
     /// A response the MCP spec calls well formed: `jsonrpc` "2.0", an integer or string id,
     /// no `method`, and either an object `result` or an `error` with an integer `code` (i32)
-    /// and a string `message`.
+    /// and a string `message` (and, checked by the caller, no object with a key twice: serde's
+    /// structs reject that where `JSON.parse` keeps the last; a server sending it is broken).
     fn well_formed(obj: &serde_json::Map<String, Value>) -> Option<Expect> {
         if obj.get("jsonrpc")? != "2.0" || obj.contains_key("method") {
             return None;
@@ -710,9 +730,7 @@ pub mod jsonrpc {
         }
         if let Ok(Value::Object(obj)) = &value
             && let Some(expect) = well_formed(obj)
-            && json_info(text.as_bytes())
-                .and_then(|i| i.members)
-                .is_some_and(|m| m.iter().map(|m| &m.key).collect::<HashSet<_>>().len() == m.len())
+            && json_info(text.as_bytes()).is_some_and(|i| !i.duplicate_keys)
         {
             match (&decoded, &expect) {
                 (Ok(JsonRpcMessage::Response(r)), Expect::Result(id)) if &r.id == id => {}
@@ -1161,7 +1179,7 @@ pub mod wrap {
 
         // The parts API gives the same text (its id is fresh: put ours in).
         let parts = wrap_external_content_parts(inp.content, &opts);
-        if &*parts.body != &*sanitized {
+        if *parts.body != *sanitized {
             broken!("wrap_external_content_parts' body differs from sanitize_content");
         }
         // Detection: the legacy list is the id list's first patterns.
@@ -1915,7 +1933,11 @@ pub mod redact {
     /// Every run of a spelling of `s` that spells at least 8 whole bytes of `s`, shortest
     /// first from each start: per-character units for the textual spellings, 6-bit units for
     /// base64 at each of the three byte alignments in both alphabets.
-    pub fn runs_of_8_bytes(s: &str) -> Vec<String> {
+    ///
+    /// Each run comes with what is left of it without its first unit when that still spells
+    /// 8 bytes: a run whose rest is filler text is filler plus one unit of whatever preceded
+    /// it (a base64 edge character, say), not a leak.
+    pub fn runs_of_8_bytes(s: &str) -> Vec<(String, Option<String>)> {
         const MIN: usize = 8;
         let mut runs = Vec::new();
         for enc in ENCODINGS {
@@ -1936,7 +1958,10 @@ pub mod redact {
                     text.push_str(u);
                     bytes += n;
                     if bytes >= MIN {
-                        runs.push(text);
+                        let (first, first_bytes) = &units[i];
+                        let rest =
+                            (bytes - first_bytes >= MIN).then(|| text[first.len()..].to_owned());
+                        runs.push((text, rest));
                         break;
                     }
                 }
@@ -1949,15 +1974,16 @@ pub mod redact {
             let chars = enc.len();
             // Bytes of `s` whose 8 bits all lie in characters a..b.
             let whole = |a: usize, b: usize| {
-                (shift..shift + s.len())
-                    .filter(|m| 8 * m >= 6 * a && 8 * (m + 1) <= 6 * b)
-                    .count()
+                let lo = shift.max((6 * a).div_ceil(8));
+                let hi = (shift + s.len()).min(6 * b / 8);
+                hi.saturating_sub(lo)
             };
             for a in 0..chars {
                 if let Some(b) = (a + 1..=chars).find(|&b| whole(a, b) >= MIN) {
-                    let run = enc[a..b].to_owned();
-                    runs.push(run.replace('+', "-").replace('/', "_"));
-                    runs.push(run);
+                    let url = |t: &str| t.replace('+', "-").replace('/', "_");
+                    let rest = (whole(a + 1, b) >= MIN).then(|| enc[a + 1..b].to_owned());
+                    runs.push((url(&enc[a..b]), rest.as_deref().map(url)));
+                    runs.push((enc[a..b].to_owned(), rest));
                 }
             }
         }
@@ -1989,8 +2015,16 @@ pub mod redact {
                 }
                 continue;
             }
-            for run in runs_of_8_bytes(s) {
-                if contains_bytes(out.as_bytes(), run.as_bytes()) && !allowed(run.as_bytes()) {
+            let runs = runs_of_8_bytes(s);
+            let ac =
+                aho_corasick::AhoCorasick::new(runs.iter().map(|r| &r.0)).expect("runs automaton");
+            let present: HashSet<usize> = ac
+                .find_overlapping_iter(out.as_ref())
+                .map(|m| m.pattern().as_usize())
+                .collect();
+            for (run, rest) in present.into_iter().map(|i| &runs[i]) {
+                let rest_allowed = rest.as_ref().is_some_and(|r| allowed(r.as_bytes()));
+                if !allowed(run.as_bytes()) && !rest_allowed {
                     broken!(
                         "{run:?}, 8 bytes of secret {s:?} in one of its spellings, survived \
                          redaction:\n text {:?}\n  out {:?}",
