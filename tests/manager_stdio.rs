@@ -548,3 +548,75 @@ async fn progress_restarts_the_tool_timeout_when_asked_never_past_the_cap() {
         h.manager.shutdown().await;
     }
 }
+
+/// A server that stopped reading its stdin while a large request was being written to it:
+/// `shutdown()` takes the two waits the README promises (stdin closed, then SIGTERM), not a
+/// third one spent first waiting for rmcp's writer, which the full pipe keeps blocked.
+/// Before the fix it took 3 × `shutdownGraceMs` (3.0 s here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_with_a_blocked_write_takes_two_graces() {
+    let dir = temp_dir("blocked-write");
+    let requests = dir.join("requests");
+    let s = fault_server(
+        "frozen",
+        &[
+            "--freeze-tool",
+            "--request-log",
+            requests.to_str().unwrap(),
+            "--ignore-sigterm",
+            "--ignore-stdin-close",
+        ],
+    );
+    let mut options = ManagerOptions::default();
+    options.runtime.shutdown_grace = Duration::from_millis(1000);
+    let sink = std::sync::Arc::new(MemorySink::default());
+    let manager = std::sync::Arc::new(openclaw_mcp_native::manager::Manager::new(
+        openclaw_mcp_native::config::McpConfig { servers: vec![s] },
+        options,
+        openclaw_mcp_native::log::Log::new(sink, openclaw_mcp_native::secrets::Redactor::default()),
+        std::sync::Arc::new(openclaw_mcp_native::secrets::SecretResolver::with_default_providers()),
+    ));
+    manager.start().await;
+    assert_eq!(manager.status()[0].status, Status::Ready);
+
+    // Freeze the server, and wait until it has the request (it logs it before freezing).
+    let call = |tool: &'static str, arguments: serde_json::Value| {
+        let manager = manager.clone();
+        tokio::spawn(async move {
+            manager
+                .execute(
+                    0,
+                    tool,
+                    "",
+                    args(arguments),
+                    &CancellationToken::new(),
+                    None,
+                )
+                .await
+        })
+    };
+    let _frozen = call("freeze", json!({ "ms": 20_000 }));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(&requests)
+        .unwrap_or_default()
+        .contains("tools/call")
+    {
+        assert!(Instant::now() < deadline, "the freeze call never arrived");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // 1 MB of requests into a 64 KB pipe nobody reads: the writer blocks. (There is no signal
+    // for a full pipe; the writes start as soon as the calls are spawned.)
+    let big = "x".repeat(256 * 1024);
+    let _writes: Vec<_> = (0..4)
+        .map(|_| call("echo", json!({ "text": big.clone() })))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let started = Instant::now();
+    manager.shutdown().await;
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_millis(2600),
+        "shutdown took {took:?} with shutdownGraceMs 1000 (two waits promised)"
+    );
+}

@@ -157,13 +157,19 @@ impl Session {
 
     /// Closes the session (a local server's stdin closes with it) and stops the process tree.
     /// Returns the server's last stderr lines (none for a remote server).
+    ///
+    /// The wait for rmcp's service to end is part of the first `grace` (the one after stdin
+    /// closes), not a wait of its own: a server that stopped reading its stdin keeps rmcp's
+    /// writer blocked on the full pipe, so the service cannot end, and the process would only
+    /// get its SIGTERM after a third `grace`.
     pub async fn close(self, grace: Duration) -> Vec<String> {
+        let first = tokio::time::Instant::now() + grace;
         self.cancel.cancel();
         if let Some(done) = self.done {
-            let _ = tokio::time::timeout(grace, done).await;
+            let _ = tokio::time::timeout_at(first, done).await;
         }
         match self.process {
-            Some(process) => process.terminate(grace).await.lines(),
+            Some(process) => process.terminate_by(first, grace).await.lines(),
             None => Vec::new(),
         }
     }

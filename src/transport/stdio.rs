@@ -237,8 +237,21 @@ impl ServerProcess {
     /// stdin (by closing the transport). Then: wait `grace`, SIGTERM the group, wait `grace`,
     /// SIGKILL the group (off Unix: kill the process), each wait bounded. Members that outlive
     /// the leader are taken down the same way.
-    pub async fn terminate(mut self, grace: Duration) -> StderrTail {
-        let leader_gone = tokio::time::timeout(grace, self.child.wait()).await.is_ok();
+    pub async fn terminate(self, grace: Duration) -> StderrTail {
+        self.terminate_by(tokio::time::Instant::now() + grace, grace)
+            .await
+    }
+
+    /// [`Self::terminate`] whose first wait (for the leader to exit after its stdin closed)
+    /// ends at `first` instead of `grace` from now.
+    pub async fn terminate_by(
+        mut self,
+        first: tokio::time::Instant,
+        grace: Duration,
+    ) -> StderrTail {
+        let leader_gone = tokio::time::timeout_at(first, self.child.wait())
+            .await
+            .is_ok();
         if !leader_gone {
             signal_group(self.pgid, Signal::Term);
             if tokio::time::timeout(grace, self.child.wait())
