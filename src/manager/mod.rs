@@ -1,8 +1,10 @@
 //! The set of servers a gateway configured: start them all, hand out their tools, run tool
 //! calls, build the resource context, shut everything down.
 
+mod call;
 mod catalog;
 
+pub use call::CallRequest;
 pub use catalog::{PromptArgumentInfo, PromptInfo, PromptOutcome, ResourceInfo};
 
 use std::sync::{Arc, Mutex};
@@ -282,75 +284,39 @@ impl Manager {
         cancel: &CancellationToken,
         progress: Option<mpsc::UnboundedSender<Progress>>,
     ) -> ToolCallResult {
-        self.execute_call(
-            "",
+        self.execute_call(CallRequest {
+            tool_call_id: String::new(),
             server_index,
-            tool,
-            agent_name,
+            tool: tool.to_owned(),
+            agent_name: agent_name.to_owned(),
             arguments,
-            cancel,
+            cancel: cancel.clone(),
             progress,
-        )
+        })
         .await
     }
 
-    /// [`Self::execute`] for the call `tool_call_id`, which the `toolCall` event names.
-    #[allow(clippy::too_many_arguments)]
-    pub async fn execute_call(
-        &self,
-        tool_call_id: &str,
-        server_index: usize,
-        tool: &str,
-        agent_name: &str,
-        arguments: Option<JsonObject>,
-        cancel: &CancellationToken,
-        progress: Option<mpsc::UnboundedSender<Progress>>,
-    ) -> ToolCallResult {
+    /// [`Self::execute`] of a whole request (its `tool_call_id` is what the `toolCall` event
+    /// names).
+    pub async fn execute_call(&self, call: CallRequest) -> ToolCallResult {
         let started = Instant::now();
-        let (result, outcome) = self
-            .hooked_call(
-                tool_call_id,
-                server_index,
-                tool,
-                agent_name,
-                arguments,
-                cancel,
-                progress,
-            )
-            .await;
-        self.record_call(
-            tool_call_id,
-            server_index,
-            tool,
-            agent_name,
-            started,
-            &result,
-            outcome,
-        );
+        let mut call = call;
+        let (result, outcome) = self.hooked_call(&mut call).await;
+        self.record_call(&call, started, &result, outcome);
         result
     }
 
     /// The call between the host's hooks, when it gave any.
-    #[allow(clippy::too_many_arguments)]
-    async fn hooked_call(
-        &self,
-        tool_call_id: &str,
-        server_index: usize,
-        tool: &str,
-        agent_name: &str,
-        mut arguments: Option<JsonObject>,
-        cancel: &CancellationToken,
-        progress: Option<mpsc::UnboundedSender<Progress>>,
-    ) -> (ToolCallResult, &'static str) {
-        let Some(server) = self.servers.get(server_index) else {
-            return (ToolCallResult::error("?", tool, "unknown server"), "error");
+    async fn hooked_call(&self, call: &mut CallRequest) -> (ToolCallResult, &'static str) {
+        let Some(server) = self.servers.get(call.server_index) else {
+            return (ToolCallResult::error("?", &call.tool, "unknown server"), "error");
         };
         if self.hooks.before.is_none() && self.hooks.after.is_none() {
-            return self
-                .run_call(server_index, tool, agent_name, arguments, cancel, progress)
-                .await;
+            return self.run_call(call).await;
         }
         let name = server.name();
+        let tool = call.tool.clone();
+        let tool = tool.as_str();
         let deadline = std::time::Duration::from_millis(server.config.tool_timeout_ms);
         let failed = |text: String, outcome: &'static str| {
             let text = self.log.redactor().redact(&text).into_owned();
@@ -363,14 +329,14 @@ impl Manager {
         let ctx = serde_json::json!({
             "server": name,
             "tool": tool,
-            "agentTool": agent_name,
-            "toolCallId": tool_call_id,
-            "params": arguments.clone().map_or(serde_json::Value::Null, serde_json::Value::Object),
+            "agentTool": call.agent_name,
+            "toolCallId": call.tool_call_id,
+            "params": call.arguments.clone().map_or(serde_json::Value::Null, serde_json::Value::Object),
         });
         if let Some(before) = &self.hooks.before {
             let argument = serde_json::json!({ "ctx": ctx });
             let answer = self
-                .ask_hook(before, argument, deadline, cancel, "beforeToolCall")
+                .ask_hook(before, argument, deadline, &call.cancel, "beforeToolCall")
                 .await;
             let decision = match answer {
                 Ok(answer) => hooks::read_before(answer.as_deref()),
@@ -378,22 +344,20 @@ impl Manager {
             };
             match decision {
                 Before::Proceed => {}
-                Before::Replace(params) => arguments = Some(params),
+                Before::Replace(params) => call.arguments = Some(params),
                 Before::Block(reason) => {
                     let why = format!("blocked by beforeToolCall: {reason}");
                     return failed(tool_error_text(name, tool, why), "denied");
                 }
             }
         }
-        let (result, outcome) = self
-            .run_call(server_index, tool, agent_name, arguments, cancel, progress)
-            .await;
+        let (result, outcome) = self.run_call(call).await;
         let Some(after) = &self.hooks.after else {
             return (result, outcome);
         };
         let argument = serde_json::json!({ "ctx": ctx, "result": result.to_json() });
         match self
-            .ask_hook(after, argument, deadline, cancel, "afterToolCall")
+            .ask_hook(after, argument, deadline, &call.cancel, "afterToolCall")
             .await
         {
             Ok(None) => (result, outcome),
@@ -449,35 +413,16 @@ impl Manager {
 
     /// A call refused before it was made (its arguments could not be sent): the error result,
     /// recorded like any call.
-    pub fn refuse_call(
-        &self,
-        tool_call_id: &str,
-        server_index: usize,
-        tool: &str,
-        agent_name: &str,
-        why: &str,
-    ) -> ToolCallResult {
-        let server = self.servers.get(server_index).map_or("?", |s| s.name());
-        let result = crate::tool_result::bad_arguments(server, tool, why);
-        self.record_call(
-            tool_call_id,
-            server_index,
-            tool,
-            agent_name,
-            Instant::now(),
-            &result,
-            "error",
-        );
+    pub fn refuse_call(&self, call: &CallRequest, why: &str) -> ToolCallResult {
+        let server = self.servers.get(call.server_index).map_or("?", |s| s.name());
+        let result = crate::tool_result::bad_arguments(server, &call.tool, why);
+        self.record_call(call, Instant::now(), &result, "error");
         result
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn record_call(
         &self,
-        tool_call_id: &str,
-        server_index: usize,
-        tool: &str,
-        agent_name: &str,
+        call: &CallRequest,
         started: Instant,
         result: &ToolCallResult,
         outcome: &'static str,
@@ -493,12 +438,12 @@ impl Manager {
             Event::ToolCall(ToolCallRecord {
                 server: self
                     .servers
-                    .get(server_index)
+                    .get(call.server_index)
                     .map_or("?", |s| s.name())
                     .to_owned(),
-                tool: tool.to_owned(),
-                agent_tool: agent_name.to_owned(),
-                tool_call_id: tool_call_id.to_owned(),
+                tool: call.tool.clone(),
+                agent_tool: call.agent_name.clone(),
+                tool_call_id: call.tool_call_id.clone(),
                 duration_ms: started.elapsed().as_millis() as u64,
                 outcome,
                 error,
@@ -507,15 +452,14 @@ impl Manager {
     }
 
     /// The call itself, and its outcome for the audit record.
-    async fn run_call(
-        &self,
-        server_index: usize,
-        tool: &str,
-        agent_name: &str,
-        arguments: Option<JsonObject>,
-        cancel: &CancellationToken,
-        progress: Option<mpsc::UnboundedSender<Progress>>,
-    ) -> (ToolCallResult, &'static str) {
+    async fn run_call(&self, call: &mut CallRequest) -> (ToolCallResult, &'static str) {
+        let (arguments, progress) = (call.arguments.take(), call.progress.take());
+        let (server_index, tool, agent_name, cancel) = (
+            call.server_index,
+            call.tool.as_str(),
+            call.agent_name.as_str(),
+            &call.cancel,
+        );
         let Some(server) = self.servers.get(server_index) else {
             return (ToolCallResult::error("?", tool, "unknown server"), "error");
         };

@@ -8,12 +8,13 @@ use ::napi::bindgen_prelude::*;
 use ::napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use futures::FutureExt;
 use serde_json::Value;
+use rmcp::model::JsonObject;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::settle::Settler;
 use crate::js_text::JsText;
-use crate::manager::{AgentTool, Manager};
+use crate::manager::{AgentTool, CallRequest, Manager};
 use crate::session::Progress;
 use crate::tool_result::{
     EXTERNAL_SOURCE, ExternalContent, RichParts, ToolCallResult, tool_arguments,
@@ -198,6 +199,20 @@ struct Route {
     agent_name: String,
 }
 
+impl Route {
+    fn request(&self, tool_call_id: String, arguments: Option<JsonObject>) -> CallRequest {
+        CallRequest {
+            tool_call_id,
+            server_index: self.server_index,
+            tool: self.mcp_name.clone(),
+            agent_name: self.agent_name.clone(),
+            arguments,
+            cancel: CancellationToken::new(),
+            progress: None,
+        }
+    }
+}
+
 /// The literal builder's source: one array literal of every tool object (names, labels and
 /// descriptions as JSON string literals, each schema as its JSON text, valid JavaScript since
 /// ES2019). A schema with a `__proto__` key goes through `JSON.parse`, since a literal would
@@ -311,8 +326,7 @@ fn start_call(
     let arguments = match arguments {
         Ok(arguments) => arguments,
         Err(why) => {
-            let refused =
-                manager.refuse_call(&call_id, route.server_index, tool, &route.agent_name, &why);
+            let refused = manager.refuse_call(&route.request(call_id, None), &why);
             return settler.resolved(ctx.env, CallResult::from(refused));
         }
     };
@@ -346,20 +360,13 @@ fn start_call(
     };
 
     let manager = manager.clone();
-    let server_index = route.server_index;
+    let mut request = route.request(call_id, arguments);
+    request.cancel = cancel;
+    request.progress = progress;
     let server = server.to_owned();
     let tool = tool.to_owned();
-    let agent_name = route.agent_name.clone();
     let fut = async move {
-        let run = manager.execute_call(
-            &call_id,
-            server_index,
-            &tool,
-            &agent_name,
-            arguments,
-            &cancel,
-            progress,
-        );
+        let run = manager.execute_call(request);
         let outcome = AssertUnwindSafe(run).catch_unwind().await;
         // The call's progress sender is gone now; let the forwarder hand its last updates to
         // `onUpdate` before the result settles, so no update arrives after the result.
