@@ -91,6 +91,18 @@ export interface McpLogger {
   error?(message: string): void
 }
 
+/** `manager.view(spec)`: what one agent sees of the manager's servers. */
+export interface McpViewSpec {
+  /** Server keys the view shows (each must be configured); default all. */
+  servers?: string[]
+  /** The view's own allow/deny over its tool names (as `McpManagerOptions.allow`/`deny`);
+   *  the manager's allow/deny apply too, to the manager's names. */
+  allow?: string[]
+  deny?: string[]
+  /** How the view names tools, over its own servers alone; default the manager's scheme. */
+  toolNames?: 'compat' | 'openclaw'
+}
+
 export interface McpManagerOptions {
   /** Receives every message the manager emits; secret values are masked. */
   logger?: McpLogger
@@ -308,7 +320,37 @@ export declare class McpManager {
   readResource(server: string, uri: string): Promise<string>
   /** Stops every server and its process tree. Idempotent; never rejects. */
   shutdown(): Promise<void>
+  /**
+   * Applies a new config: servers whose definition is unchanged keep their process and
+   * in-flight calls; changed ones restart, removed ones stop, added ones start. Resolves to
+   * what happened per server name; an invalid config rejects and changes nothing.
+   */
+  reconfigure(config: McpConfig): Promise<McpReloadReport>
+  /**
+   * What one agent sees of this manager: a subset of its servers, its own allow/deny and
+   * naming, sharing the manager's connections. Throws a TypeError naming what is wrong in
+   * `spec`.
+   */
+  view(spec?: McpViewSpec): McpView
   getStatus(): Array<McpServerStatusEntry>
+}
+
+/**
+ * What one agent sees of a manager (`manager.view(spec)`). Views share the manager's
+ * connections, cost a few sets each and end with the manager.
+ */
+export declare class McpView {
+  /**
+   * The tools of the view's ready servers that its allow/deny (and the manager's) allow,
+   * named over the view's servers alone.
+   */
+  getAgentTools(): AgentTool[]
+  /** The PR's name for `getAgentTools()`. */
+  getTools(): AgentTool[]
+  /** The resources of the view's ready servers, read and wrapped as untrusted content. */
+  getResourceContext(): Promise<string>
+  /** The prompts of the view's ready servers that declare prompts. */
+  listPrompts(): Promise<McpPrompt[]>
 }
 
 export interface AgentMcpConfig {
@@ -374,6 +416,14 @@ export interface McpPromptMessage {
 export interface McpPromptResult {
   description?: string
   messages: Array<McpPromptMessage>
+}
+
+/** What `reconfigure` did, by server name. */
+export interface McpReloadReport {
+  added: Array<string>
+  removed: Array<string>
+  restarted: Array<string>
+  unchanged: Array<string>
 }
 
 export interface McpResource {
@@ -450,6 +500,13 @@ export interface SecretReference {
   path: string
   field?: string
 }
+
+/**
+ * One `McpConfig` for every agent of an `openclaw.json`, each distinct server definition once,
+ * and per agent the view spec (`{ servers }`) to pass to `manager.view()`: one process per
+ * server instead of one per server and agent.
+ */
+export declare function sharedManagerConfigForOpenclaw(input: unknown): { config: McpConfig; agents: { agent: string; view: { servers: string[] } }[] }
 
 /** `{ success: true, data }` with defaults filled in, or `{ success: false, error }`. */
 export declare function validateMcpConfig(input: unknown): McpConfigValidation

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.McpManager = nativeBinding.McpManager
+module.exports.McpView = nativeBinding.McpView
 module.exports.detectSuspiciousPatterns = nativeBinding.detectSuspiciousPatterns
 module.exports.inspectMcpConfig = nativeBinding.inspectMcpConfig
 module.exports.loadMcpConfig = nativeBinding.loadMcpConfig
@@ -845,5 +846,6 @@ module.exports.parseSecretUri = nativeBinding.parseSecretUri
 module.exports.resolveSecret = nativeBinding.resolveSecret
 module.exports.resolveSecrets = nativeBinding.resolveSecrets
 module.exports.scanAndWrapExternalContent = nativeBinding.scanAndWrapExternalContent
+module.exports.sharedManagerConfigForOpenclaw = nativeBinding.sharedManagerConfigForOpenclaw
 module.exports.validateMcpConfig = nativeBinding.validateMcpConfig
 module.exports.wrapExternalContent = nativeBinding.wrapExternalContent

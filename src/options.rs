@@ -165,7 +165,7 @@ pub fn parse_wrap_format(option: &str, value: Option<&str>) -> Result<WrapFormat
     }
 }
 
-fn string_list(option: &str, value: Option<&Value>) -> Result<Vec<String>, String> {
+pub(crate) fn string_list(option: &str, value: Option<&Value>) -> Result<Vec<String>, String> {
     let Some(value) = value else {
         return Ok(Vec::new());
     };

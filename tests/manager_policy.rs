@@ -185,3 +185,77 @@ async fn openclaw_scheme_names_server_double_underscore_tool() {
     );
     h.manager.shutdown().await;
 }
+
+/// A call through a view runs only when the view shows the server and its allow/deny and the
+/// manager's (on the manager's own name for the tool) all allow it, whatever name the caller
+/// presents.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_through_a_view_outside_its_policy_is_refused() {
+    use openclaw_mcp_native::manager::{CallRequest, ViewSpec};
+    let mut options = ManagerOptions::default();
+    options.policy = ToolPolicy::new(Vec::<String>::new(), ["mcp_b_echo".to_owned()]);
+    let h = Harness::with_options(vec![fault_server("a", &[]), fault_server("b", &[])], options);
+    h.manager.start().await;
+    let view = h
+        .manager
+        .view(ViewSpec {
+            servers: Some(vec!["a".to_owned(), "b".to_owned()]),
+            allow: Vec::new(),
+            deny: vec!["*_add".to_owned()],
+            tool_names: None,
+        })
+        .unwrap();
+    let offered: Vec<String> = h
+        .manager
+        .agent_tools_in(Some(&view))
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert!(offered.contains(&"mcp_a_echo".to_owned()), "{offered:?}");
+    assert!(!offered.iter().any(|n| n.ends_with("_add")), "{offered:?}");
+    assert!(!offered.contains(&"mcp_b_echo".to_owned()), "{offered:?}");
+
+    let through = |server: usize, tool: &str, agent_name: &str| CallRequest {
+        tool_call_id: String::new(),
+        server_index: server,
+        tool: tool.to_owned(),
+        agent_name: agent_name.to_owned(),
+        arguments: serde_json::json!({"text": "hi", "a": 1, "b": 2})
+            .as_object()
+            .cloned(),
+        cancel: CancellationToken::new(),
+        progress: None,
+        view: Some(view.clone()),
+    };
+    let refused = |r: ToolCallResult| {
+        assert!(
+            r.text.contains("is not allowed by the tool policy"),
+            "{}",
+            r.text
+        )
+    };
+    // Allowed: offered by the view.
+    let ok = h.manager.execute_call(through(0, "echo", "mcp_a_echo")).await;
+    assert!(ok.text.contains("hi"), "{}", ok.text);
+    // The view's deny, whatever name is presented.
+    refused(h.manager.execute_call(through(0, "add", "mcp_a_add")).await);
+    refused(h.manager.execute_call(through(0, "add", "mcp_a_plus")).await);
+    // The manager's deny, on the manager's name for the tool.
+    refused(h.manager.execute_call(through(1, "echo", "mcp_b_echo")).await);
+    refused(h.manager.execute_call(through(1, "echo", "renamed")).await);
+
+    // A view of server a alone refuses a call to server b.
+    let only_a = h
+        .manager
+        .view(ViewSpec {
+            servers: Some(vec!["a".to_owned()]),
+            allow: Vec::new(),
+            deny: Vec::new(),
+            tool_names: None,
+        })
+        .unwrap();
+    let mut call = through(1, "add", "mcp_b_add");
+    call.view = Some(only_a);
+    refused(h.manager.execute_call(call).await);
+    h.manager.shutdown().await;
+}

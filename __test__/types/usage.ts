@@ -9,13 +9,17 @@ import {
   resolveSecret,
   resolveSecrets,
   scanAndWrapExternalContent,
+  sharedManagerConfigForOpenclaw,
   validateMcpConfig,
   wrapExternalContent,
   type AgentTool,
   type AgentToolResult,
   type McpConfig,
   type McpLogger,
+  type McpReloadReport,
   type McpServerStatus,
+  type McpView,
+  type McpViewSpec,
 } from '../../index.js'
 
 const config: McpConfig = {
@@ -60,6 +64,20 @@ async function gateway(): Promise<void> {
     void schema
   }
   const context: string = await manager.getResourceContext()
+  const report: McpReloadReport = await manager.reconfigure({ servers: { files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv'] } } })
+  const restarted: string[] = report.restarted.concat(report.added, report.removed, report.unchanged)
+  const spec: McpViewSpec = { servers: ['files'], deny: ['*_write*'], toolNames: 'openclaw' }
+  const view: McpView = manager.view(spec)
+  const viewTools: AgentTool[] = view.getAgentTools()
+  const viewContext: Promise<string> = view.getResourceContext()
+  const prompts = await view.listPrompts()
+  const shared = sharedManagerConfigForOpenclaw({ agents: { list: [{ id: 'a' }] } })
+  const agentViews: McpView[] = shared.agents.map((a) => manager.view(a.view))
+  void restarted
+  void viewTools
+  void viewContext
+  void prompts
+  void agentViews
   await manager.shutdown()
   void statuses
   void counts

@@ -5,6 +5,7 @@
 
 mod model;
 mod shapes;
+mod shared;
 mod tool_filter;
 mod validate;
 mod values;
@@ -19,4 +20,5 @@ pub use shapes::{
     ConfigShape, ExtractOptions, ExtractedConfig, MAX_CONFIG_DEPTH, detect_config_shape,
     extract_mcp_config, load_config_file, manager_configs_for_openclaw,
 };
+pub use shared::{SharedConfig, shared_config_for_openclaw};
 pub use validate::{check_transports, parse_manager_config, validate_mcp_config};

@@ -1,9 +1,12 @@
 //! One tool call as the manager runs it: where it goes, what it carries, how it can end early.
 
+use std::sync::Arc;
+
 use rmcp::model::JsonObject;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::View;
 use crate::session::Progress;
 
 /// A tool call: the route it was offered under, its arguments, its cancellation and where its
@@ -19,4 +22,6 @@ pub struct CallRequest {
     pub arguments: Option<JsonObject>,
     pub cancel: CancellationToken,
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
+    /// The view the tool was offered through, if any: its servers and allow/deny apply too.
+    pub view: Option<Arc<View>>,
 }

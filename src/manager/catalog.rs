@@ -5,7 +5,9 @@ use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, ResourceCon
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
-use super::Manager;
+use std::sync::Arc;
+
+use super::{Manager, View};
 use crate::bridge;
 use crate::error::CallError;
 use crate::status::Status;
@@ -54,12 +56,15 @@ impl Manager {
     /// The ready servers that declare `capability` (`prompts` or `resources`).
     fn offering(
         &self,
+        view: Option<&View>,
         capability: fn(&Peer<RoleClient>) -> bool,
-    ) -> Vec<(&Server, Peer<RoleClient>)> {
-        self.servers
-            .iter()
+    ) -> Vec<(Arc<Server>, Peer<RoleClient>)> {
+        self.roster()
+            .current()
+            .map(|(_, s)| s)
+            .filter(|s| view.is_none_or(|v| v.shows(s.name())))
             .filter(|s| s.status() == Status::Ready)
-            .filter_map(|s| s.ready_peer().ok().map(|peer| (s.as_ref(), peer)))
+            .filter_map(|s| s.ready_peer().ok().map(|peer| (s.clone(), peer)))
             .filter(|(_, peer)| capability(peer))
             .collect()
     }
@@ -67,9 +72,14 @@ impl Manager {
     /// Every prompt of every ready server that declares prompts, in config order; a server
     /// whose listing fails is left out with a warning.
     pub async fn list_prompts(&self) -> Vec<PromptInfo> {
+        self.list_prompts_in(None).await
+    }
+
+    /// [`Self::list_prompts`] of the servers `view` shows.
+    pub async fn list_prompts_in(&self, view: Option<&View>) -> Vec<PromptInfo> {
         let mut out = Vec::new();
-        for (server, peer) in self.offering(declares_prompts) {
-            out.extend(self.server_prompts(server, &peer).await);
+        for (server, peer) in self.offering(view, declares_prompts) {
+            out.extend(self.server_prompts(&server, &peer).await);
         }
         out
     }
@@ -118,7 +128,7 @@ impl Manager {
         arguments: Option<Map<String, Value>>,
     ) -> Result<PromptOutcome, String> {
         let server = self.server_named(server)?;
-        let (description, messages) = self.prompt_raw(server, name, arguments).await?;
+        let (description, messages) = self.prompt_raw(&server, name, arguments).await?;
         let source = format!("prompt:{name}");
         Ok(PromptOutcome {
             description,
@@ -179,9 +189,9 @@ impl Manager {
     /// (and has `resources` on in its config), in config order.
     pub async fn list_resources(&self) -> Vec<ResourceInfo> {
         let mut out = Vec::new();
-        for (server, peer) in self.offering(declares_resources) {
+        for (server, peer) in self.offering(None, declares_resources) {
             if server.config.resources {
-                out.extend(self.server_resources_list(server, &peer).await);
+                out.extend(self.server_resources_list(&server, &peer).await);
             }
         }
         out
@@ -237,7 +247,7 @@ impl Manager {
     /// wrapped as untrusted content.
     pub async fn read_resource(&self, server: &str, uri: &str) -> Result<String, String> {
         let server = self.server_named(server)?;
-        let text = self.resource_raw(server, uri).await?;
+        let text = self.resource_raw(&server, uri).await?;
         Ok(self.wrap_untrusted(server.name(), uri, &text))
     }
 
@@ -261,11 +271,10 @@ impl Manager {
         Ok(resource_text(&result.contents))
     }
 
-    fn server_named(&self, name: &str) -> Result<&Server, String> {
-        self.servers
-            .iter()
-            .find(|s| s.name() == name)
-            .map(|s| s.as_ref())
+    fn server_named(&self, name: &str) -> Result<Arc<Server>, String> {
+        self.roster()
+            .named(name)
+            .map(|(_, s)| s.clone())
             .ok_or_else(|| format!("no MCP server named '{name}'"))
     }
 

@@ -3,9 +3,18 @@
 
 mod call;
 mod catalog;
+mod names;
+mod reload;
+mod roster;
+mod view;
 
 pub use call::CallRequest;
 pub use catalog::{PromptArgumentInfo, PromptInfo, PromptOutcome, ResourceInfo};
+pub use reload::ReloadReport;
+
+use names::NameTable;
+use roster::Roster;
+pub use view::{View, ViewSpec};
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -15,7 +24,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::bridge::rich::ResultLimits;
-use crate::bridge::{self, NameScheme, ServerTools};
+use crate::bridge::{self, NameScheme};
 use crate::config::{McpConfig, ResultMode};
 use crate::error::CallError;
 use crate::events::{Event, Events, ToolCallRecord};
@@ -54,15 +63,19 @@ pub struct AgentTool {
     pub tool: ToolEntry,
 }
 
-/// Agent names for every server's last-known tools, and the tool lists they were computed for
-/// (compared by pointer: a supervisor publishes a new list on every discovery).
-struct NameTable {
-    lists: Vec<Arc<Vec<ToolEntry>>>,
-    names: Vec<Vec<String>>,
+/// A running supervisor: what stops it, and its task.
+struct Running {
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
 }
 
 pub struct Manager {
-    servers: Vec<Arc<Server>>,
+    roster: std::sync::RwLock<Arc<Roster>>,
+    /// Bumped whenever the roster changes (`reconfigure`).
+    roster_changed: watch::Sender<u64>,
+    /// One `reconfigure` (or `start`) at a time.
+    reload: tokio::sync::Mutex<()>,
+    runtime: Arc<supervisor::RuntimeOptions>,
     log: Log,
     resolver: Arc<SecretResolver>,
     wrap_format: WrapFormat,
@@ -75,7 +88,8 @@ pub struct Manager {
     host_env: Arc<dyn HostEnvironment>,
     names: Mutex<Option<Arc<NameTable>>>,
     shutdown: CancellationToken,
-    tasks: Mutex<Option<Vec<tokio::task::JoinHandle<()>>>>,
+    /// The running supervisors by slot; `None` once shut down.
+    tasks: Mutex<Option<std::collections::HashMap<usize, Running>>>,
     started: std::sync::atomic::AtomicBool,
     stopped: watch::Sender<bool>,
 }
@@ -111,7 +125,10 @@ impl Manager {
             .map(|s| Server::new(s, log.clone(), runtime.clone(), options.events.clone()))
             .collect();
         Self {
-            servers,
+            roster: std::sync::RwLock::new(Arc::new(Roster::new(servers))),
+            roster_changed: watch::channel(0).0,
+            reload: tokio::sync::Mutex::new(()),
+            runtime,
             log,
             resolver,
             wrap_format: options.wrap_format,
@@ -124,7 +141,7 @@ impl Manager {
             host_env: options.host_env,
             names: Mutex::new(None),
             shutdown: CancellationToken::new(),
-            tasks: Mutex::new(Some(Vec::new())),
+            tasks: Mutex::new(Some(std::collections::HashMap::new())),
             started: std::sync::atomic::AtomicBool::new(false),
             stopped: watch::channel(false).0,
         }
@@ -141,45 +158,67 @@ impl Manager {
     /// first starts inherit and resolve `secret://env/…` from); restarts ask the manager's
     /// [`HostEnvironment`] again.
     pub async fn start_in(&self, env: EnvSource) {
+        let _one_at_a_time = self.reload.lock().await;
         if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
             return;
         }
-        let mut waits = Vec::with_capacity(self.servers.len());
-        {
-            let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(tasks) = tasks.as_mut() else { return };
-            for server in &self.servers {
-                for warning in crate::secrets::plaintext_credential_warnings(
-                    server.name(),
-                    &server.config.env,
-                    &server.config.headers,
-                ) {
-                    self.log.warn(&warning);
-                }
-                let (tx, rx) = oneshot::channel();
-                let context = supervisor::SuperviseContext {
-                    resolver: self.resolver.clone(),
-                    host_env: self.host_env.clone(),
-                    start_env: env.clone(),
-                    shutdown: self.shutdown.clone(),
-                };
-                tasks.push(tokio::spawn(supervisor::supervise(
-                    server.clone(),
-                    context,
-                    tx,
-                )));
-                waits.push(rx);
-            }
-        }
+        let roster = self.roster();
+        let waits: Vec<_> = roster
+            .current()
+            .filter_map(|(slot, server)| self.launch(slot, server, &env))
+            .collect();
         for rx in waits {
             let _ = rx.await;
         }
     }
 
+    /// The servers as they are configured now.
+    fn roster(&self) -> Arc<Roster> {
+        self.roster
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The server in `slot` (configured, or removed by a `reconfigure` and closed).
+    fn server(&self, slot: usize) -> Option<Arc<Server>> {
+        self.roster().get(slot).cloned()
+    }
+
+    /// Starts the supervisor of the server in `slot`; the receiver fires once its first
+    /// connection attempt has ended. `None` after shutdown.
+    fn launch(
+        &self,
+        slot: usize,
+        server: &Arc<Server>,
+        env: &EnvSource,
+    ) -> Option<oneshot::Receiver<()>> {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        let tasks = tasks.as_mut()?;
+        for warning in crate::secrets::plaintext_credential_warnings(
+            server.name(),
+            &server.config.env,
+            &server.config.headers,
+        ) {
+            self.log.warn(&warning);
+        }
+        let (tx, rx) = oneshot::channel();
+        let stop = self.shutdown.child_token();
+        let context = supervisor::SuperviseContext {
+            resolver: self.resolver.clone(),
+            host_env: self.host_env.clone(),
+            start_env: env.clone(),
+            shutdown: stop.clone(),
+        };
+        let task = tokio::spawn(supervisor::supervise(server.clone(), context, tx));
+        tasks.insert(slot, Running { stop, task });
+        Some(rx)
+    }
+
     pub fn status(&self) -> Vec<StatusEntry> {
-        self.servers
-            .iter()
-            .map(|s| {
+        self.roster()
+            .current()
+            .map(|(_, s)| {
                 let snap = s.snapshot();
                 StatusEntry {
                     name: s.name().to_owned(),
@@ -194,18 +233,38 @@ impl Manager {
     /// The tools of every ready server that policy allows: servers in config order, tools in
     /// `tools/list` order, named by [`Self::name_table`].
     pub fn agent_tools(&self) -> Vec<AgentTool> {
-        let snapshots: Vec<_> = self.servers.iter().map(|s| s.snapshot()).collect();
-        let table = self.name_table(&snapshots);
+        self.agent_tools_in(None)
+    }
+
+    /// [`Self::agent_tools`] as `view` shows them: its servers, named by its scheme over those
+    /// servers alone (what a manager of just those servers would name them), allowed by its
+    /// allow/deny and by the manager's (under the manager's names).
+    pub fn agent_tools_in(&self, view: Option<&View>) -> Vec<AgentTool> {
+        let roster = self.roster();
+        let servers: Vec<_> = roster.current().collect();
+        let snapshots: Vec<_> = servers.iter().map(|(_, s)| s.snapshot()).collect();
+        let table = self.name_table(&roster, &snapshots);
+        let (shown, view_table) = match view {
+            Some(view) => {
+                let (shown, table) = self.view_names(view, &servers, &snapshots);
+                (shown, Some(table))
+            }
+            None => ((0..servers.len()).collect(), None),
+        };
         let mut out = Vec::new();
-        for (index, (server, snap)) in self.servers.iter().zip(&snapshots).enumerate() {
+        for (k, &index) in shown.iter().enumerate() {
+            let (slot, server) = servers[index];
+            let snap = &snapshots[index];
             if snap.status != Status::Ready {
                 continue;
             }
-            for (tool, name) in snap.tools.iter().zip(&table.names[index]) {
-                if self.policy.allows(name) {
+            let own = &table.names[index];
+            let names = view_table.as_ref().map_or(own, |t| &t.names[k]);
+            for ((tool, name), own) in snap.tools.iter().zip(names).zip(own) {
+                if self.policy.allows(own) && view.is_none_or(|v| v.policy.allows(name)) {
                     out.push(AgentTool {
                         name: name.clone(),
-                        server_index: index,
+                        server_index: slot,
                         server: server.name().to_owned(),
                         tool: tool.clone(),
                     });
@@ -215,61 +274,76 @@ impl Manager {
         out
     }
 
-    /// Agent names over every server's LAST-KNOWN tools, ready or not, in config order, so a
-    /// name depends only on the config and the tool lists, never on which servers happen to be
-    /// up. Recomputed only when some server published a new list; derived names are logged.
-    fn name_table(&self, snapshots: &[Snapshot]) -> Arc<NameTable> {
-        let mut cached = self.names.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(table) = cached.as_ref()
-            && table.lists.len() == snapshots.len()
-            && table
-                .lists
-                .iter()
-                .zip(snapshots)
-                .all(|(a, b)| Arc::ptr_eq(a, &b.tools))
-        {
-            return table.clone();
-        }
-        let inputs: Vec<ServerTools<'_>> = self
-            .servers
-            .iter()
-            .zip(snapshots)
-            .map(|(server, snap)| ServerTools {
-                server: server.name(),
-                prefix: server.config.tool_prefix.as_deref(),
-                tools: snap.tools.iter().map(|t| t.mcp_name.as_str()).collect(),
-            })
-            .collect();
-        let assigned = bridge::assign_tool_names(&inputs, self.name_scheme);
-        let previous = cached.take();
-        let mut names = Vec::with_capacity(assigned.len());
-        for (index, server_names) in assigned.iter().enumerate() {
-            let mut list = Vec::with_capacity(server_names.len());
-            for (position, name) in server_names.iter().enumerate() {
-                let unchanged = previous
-                    .as_ref()
-                    .and_then(|p| p.names.get(index))
-                    .and_then(|l| l.get(position))
-                    .is_some_and(|old| *old == name.name);
-                if !unchanged
-                    && let Some(message) = bridge::derived_name_message(
-                        inputs[index].server,
-                        inputs[index].tools[position],
-                        name,
-                    )
-                {
-                    self.log.info(&message);
-                }
-                list.push(name.name.clone());
+    /// A view of this manager (see [`View`]): `spec.servers` must name configured servers.
+    pub fn view(&self, spec: ViewSpec) -> Result<Arc<View>, String> {
+        if let Some(servers) = &spec.servers {
+            let roster = self.roster();
+            if let Some(unknown) = servers.iter().find(|s| roster.named(s).is_none()) {
+                return Err(format!("Invalid view: no MCP server named '{unknown}'"));
             }
-            names.push(list);
         }
-        let table = Arc::new(NameTable {
-            lists: snapshots.iter().map(|s| s.tools.clone()).collect(),
-            names,
-        });
-        *cached = Some(table.clone());
-        table
+        Ok(Arc::new(View::new(spec)))
+    }
+
+    /// Which of `servers` (positions) `view` shows, and their names in the view: named by its
+    /// scheme over those servers alone.
+    fn view_names(
+        &self,
+        view: &View,
+        servers: &[(usize, &Arc<Server>)],
+        snapshots: &[Snapshot],
+    ) -> (Vec<usize>, Arc<NameTable>) {
+        let shown: Vec<usize> = (0..servers.len())
+            .filter(|&i| view.shows(servers[i].1.name()))
+            .collect();
+        let subset: Vec<_> = shown.iter().map(|&i| servers[i]).collect();
+        let snaps: Vec<_> = shown.iter().map(|&i| snapshots[i].clone()).collect();
+        let scheme = view.scheme.unwrap_or(self.name_scheme);
+        let table = names::table(&view.names, &subset, &snaps, scheme, None);
+        (shown, table)
+    }
+
+    /// Whether `call` may run: the manager's allow/deny on the name it was offered under. For
+    /// a call through a view, whatever name it presents: the view must show the server, and
+    /// the view's allow/deny (on the view's name for the tool) and the manager's (on the
+    /// manager's) must both allow it.
+    fn permits(&self, call: &CallRequest) -> bool {
+        let Some(view) = &call.view else {
+            return self.policy.allows(&call.agent_name);
+        };
+        let roster = self.roster();
+        let servers: Vec<_> = roster.current().collect();
+        let Some(position) = servers.iter().position(|(slot, _)| *slot == call.server_index)
+        else {
+            return false;
+        };
+        let snapshots: Vec<_> = servers.iter().map(|(_, s)| s.snapshot()).collect();
+        let Some(at) = snapshots[position]
+            .tools
+            .iter()
+            .position(|t| t.mcp_name == call.tool)
+        else {
+            return false;
+        };
+        let own = self.name_table(&roster, &snapshots);
+        let (shown, table) = self.view_names(view, &servers, &snapshots);
+        let Some(k) = shown.iter().position(|&i| i == position) else {
+            return false;
+        };
+        self.policy.allows(&own.names[position][at]) && view.policy.allows(&table.names[k][at])
+    }
+
+    /// The manager's agent names for the configured servers (see [`names`]); derived names
+    /// are logged.
+    fn name_table(&self, roster: &Roster, snapshots: &[Snapshot]) -> Arc<NameTable> {
+        let servers: Vec<_> = roster.current().collect();
+        names::table(
+            &self.names,
+            &servers,
+            snapshots,
+            self.name_scheme,
+            Some(&self.log),
+        )
     }
 
     /// Runs one tool call the way `AgentTool.execute` does: never an `Err`, always an outcome.
@@ -292,6 +366,7 @@ impl Manager {
             arguments,
             cancel: cancel.clone(),
             progress,
+            view: None,
         })
         .await
     }
@@ -308,8 +383,11 @@ impl Manager {
 
     /// The call between the host's hooks, when it gave any.
     async fn hooked_call(&self, call: &mut CallRequest) -> (ToolCallResult, &'static str) {
-        let Some(server) = self.servers.get(call.server_index) else {
-            return (ToolCallResult::error("?", &call.tool, "unknown server"), "error");
+        let Some(server) = self.server(call.server_index) else {
+            return (
+                ToolCallResult::error("?", &call.tool, "unknown server"),
+                "error",
+            );
         };
         if self.hooks.before.is_none() && self.hooks.after.is_none() {
             return self.run_call(call).await;
@@ -414,7 +492,8 @@ impl Manager {
     /// A call refused before it was made (its arguments could not be sent): the error result,
     /// recorded like any call.
     pub fn refuse_call(&self, call: &CallRequest, why: &str) -> ToolCallResult {
-        let server = self.servers.get(call.server_index).map_or("?", |s| s.name());
+        let server = self.server(call.server_index);
+        let server = server.as_ref().map_or("?", |s| s.name());
         let result = crate::tool_result::bad_arguments(server, &call.tool, why);
         self.record_call(call, Instant::now(), &result, "error");
         result
@@ -437,10 +516,8 @@ impl Manager {
             };
             Event::ToolCall(ToolCallRecord {
                 server: self
-                    .servers
-                    .get(call.server_index)
-                    .map_or("?", |s| s.name())
-                    .to_owned(),
+                    .server(call.server_index)
+                    .map_or_else(|| "?".to_owned(), |s| s.name().to_owned()),
                 tool: call.tool.clone(),
                 agent_tool: call.agent_name.clone(),
                 tool_call_id: call.tool_call_id.clone(),
@@ -453,6 +530,7 @@ impl Manager {
 
     /// The call itself, and its outcome for the audit record.
     async fn run_call(&self, call: &mut CallRequest) -> (ToolCallResult, &'static str) {
+        let allowed = self.permits(call);
         let (arguments, progress) = (call.arguments.take(), call.progress.take());
         let (server_index, tool, agent_name, cancel) = (
             call.server_index,
@@ -460,14 +538,13 @@ impl Manager {
             call.agent_name.as_str(),
             &call.cancel,
         );
-        let Some(server) = self.servers.get(server_index) else {
+        let Some(server) = self.server(server_index) else {
             return (ToolCallResult::error("?", tool, "unknown server"), "error");
         };
+        let server = &*server;
         let name = server.name();
         let started = Instant::now();
-        if self.policy.allows(agent_name)
-            && let Some(builtin) = server.builtin(tool)
-        {
+        if allowed && let Some(builtin) = server.builtin(tool) {
             let answer = tokio::select! {
                 answer = self.run_builtin(server, builtin, arguments) => answer,
                 _ = cancel.cancelled() => Err(CallError::Aborted.to_string()),
@@ -493,7 +570,7 @@ impl Manager {
                 }
             };
         }
-        let result = if self.policy.allows(agent_name) {
+        let result = if allowed {
             server.call_tool(tool, arguments, cancel, progress).await
         } else {
             Err(CallError::Refused(format!(
@@ -564,58 +641,90 @@ impl Manager {
         if !self.events.enabled() {
             return;
         }
-        let mut last: Vec<Vec<(String, ToolEntry)>> = vec![Vec::new(); self.servers.len()];
+        // The agent tools last seen, by slot.
+        let mut last: std::collections::HashMap<usize, Vec<(String, ToolEntry)>> =
+            std::collections::HashMap::new();
+        let mut roster_changed = self.roster_changed.subscribe();
         loop {
             // Listen before looking, so a publish in between is not missed.
-            let mut waits: Vec<_> = self
-                .servers
-                .iter()
-                .map(|s| Box::pin(s.tools_published().notified()))
+            roster_changed.mark_unchanged();
+            let roster = self.roster();
+            let mut waits: Vec<_> = roster
+                .current()
+                .map(|(_, s)| Box::pin(s.tools_published().notified()))
                 .collect();
             for wait in &mut waits {
                 wait.as_mut().enable();
             }
-            let snapshots: Vec<Snapshot> = self.servers.iter().map(|s| s.snapshot()).collect();
-            let table = self.name_table(&snapshots);
-            for (index, snap) in snapshots.iter().enumerate() {
+            let snapshots: Vec<Snapshot> = roster.current().map(|(_, s)| s.snapshot()).collect();
+            let table = self.name_table(&roster, &snapshots);
+            let mut seen = std::collections::HashMap::with_capacity(snapshots.len());
+            for (index, ((slot, server), snap)) in roster.current().zip(&snapshots).enumerate() {
                 let now: Vec<(String, ToolEntry)> = table.names[index]
                     .iter()
                     .cloned()
                     .zip(snap.tools.iter().cloned())
                     .filter(|(name, _)| self.policy.allows(name))
                     .collect();
-                let before = &last[index];
-                let find = |list: &[(String, ToolEntry)], name: &str| {
-                    list.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())
-                };
-                let mut added = Vec::new();
-                let mut changed = Vec::new();
-                for (name, tool) in &now {
-                    match find(before, name) {
-                        None => added.push(name.clone()),
-                        Some(old) if !same_definition(&old, tool) => changed.push(name.clone()),
-                        Some(_) => {}
-                    }
-                }
-                let removed: Vec<String> = before
-                    .iter()
-                    .filter(|(name, _)| find(&now, name).is_none())
-                    .map(|(name, _)| name.clone())
-                    .collect();
-                if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
-                    self.events.emit_with(|| Event::ToolsChanged {
-                        server: self.servers[index].name().to_owned(),
-                        added,
-                        removed,
-                        changed,
-                    });
-                }
-                last[index] = now;
+                let before = last.remove(&slot).unwrap_or_default();
+                self.emit_tools_changed(server.name(), &before, &now);
+                seen.insert(slot, now);
             }
+            // Servers a reconfigure removed or replaced: their tools are gone.
+            for (slot, before) in last.drain() {
+                if let Some(server) = roster.get(slot) {
+                    self.emit_tools_changed(server.name(), &before, &[]);
+                }
+            }
+            last = seen;
+            // (`select_all` of nothing would panic: a manager may have no servers, for now.)
+            let published = async move {
+                if waits.is_empty() {
+                    std::future::pending::<()>().await;
+                } else {
+                    futures::future::select_all(waits).await;
+                }
+            };
             tokio::select! {
-                _ = futures::future::select_all(waits) => {}
+                _ = published => {}
+                _ = roster_changed.changed() => {}
                 _ = self.shutdown.cancelled() => return,
             }
+        }
+    }
+
+    /// `toolsChanged` for one server whose agent tools went from `before` to `now`, when they
+    /// differ.
+    fn emit_tools_changed(
+        &self,
+        server: &str,
+        before: &[(String, ToolEntry)],
+        now: &[(String, ToolEntry)],
+    ) {
+        let find = |list: &[(String, ToolEntry)], name: &str| {
+            list.iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())
+        };
+        let mut added = Vec::new();
+        let mut changed = Vec::new();
+        for (name, tool) in now {
+            match find(before, name) {
+                None => added.push(name.clone()),
+                Some(old) if !same_definition(&old, tool) => changed.push(name.clone()),
+                Some(_) => {}
+            }
+        }
+        let removed: Vec<String> = before
+            .iter()
+            .filter(|(name, _)| find(now, name).is_none())
+            .map(|(name, _)| name.clone())
+            .collect();
+        if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
+            self.events.emit_with(|| Event::ToolsChanged {
+                server: server.to_owned(),
+                added,
+                removed,
+                changed,
+            });
         }
     }
 
@@ -698,8 +807,17 @@ impl Manager {
 
     /// Resources of every ready server, read and wrapped, as one block of text.
     pub async fn resource_context(&self) -> String {
+        self.resource_context_in(None).await
+    }
+
+    /// [`Self::resource_context`] of the servers `view` shows.
+    pub async fn resource_context_in(&self, view: Option<&View>) -> String {
         let mut blocks = Vec::new();
-        for server in &self.servers {
+        let roster = self.roster();
+        for (_, server) in roster.current() {
+            if view.is_some_and(|v| !v.shows(server.name())) {
+                continue;
+            }
             if server.status() != Status::Ready || !server.config.resources {
                 continue;
             }
@@ -786,11 +904,11 @@ impl Manager {
         let tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner()).take();
         match tasks {
             Some(tasks) => {
-                for task in tasks {
-                    let _ = task.await;
+                for (_, running) in tasks {
+                    let _ = running.task.await;
                 }
                 // Servers that never started report `closed` too.
-                for server in &self.servers {
+                for (_, server) in self.roster().current() {
                     if server.status() != Status::Closed {
                         server.mark_closed();
                     }

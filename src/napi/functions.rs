@@ -72,6 +72,25 @@ pub fn manager_configs_for_openclaw(env: &Env, input: Unknown) -> Result<Vec<Age
         .collect()
 }
 
+/// One `McpConfig` for every agent of an `openclaw.json`, each distinct server definition once,
+/// and per agent the view spec (`{ servers }`) to pass to `manager.view()`: one process per
+/// server instead of one per server and agent.
+#[napi(
+    ts_args_type = "input: unknown",
+    ts_return_type = "{ config: McpConfig; agents: { agent: string; view: { servers: string[] } }[] }"
+)]
+pub fn shared_manager_config_for_openclaw(env: &Env, input: Unknown) -> Result<Value> {
+    let input = super::json_from_js(env, input)?;
+    let shared = config::shared_config_for_openclaw(&input)
+        .map_err(|e| Error::new(Status::InvalidArg, e))?;
+    let agents: Vec<Value> = shared
+        .agents
+        .into_iter()
+        .map(|(agent, servers)| json!({ "agent": agent, "view": { "servers": servers } }))
+        .collect();
+    Ok(json!({ "config": shared.config, "agents": agents }))
+}
+
 fn inspect(
     env: &Env,
     input: Unknown,

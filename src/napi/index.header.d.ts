@@ -91,6 +91,18 @@ export interface McpLogger {
   error?(message: string): void
 }
 
+/** `manager.view(spec)`: what one agent sees of the manager's servers. */
+export interface McpViewSpec {
+  /** Server keys the view shows (each must be configured); default all. */
+  servers?: string[]
+  /** The view's own allow/deny over its tool names (as `McpManagerOptions.allow`/`deny`);
+   *  the manager's allow/deny apply too, to the manager's names. */
+  allow?: string[]
+  deny?: string[]
+  /** How the view names tools, over its own servers alone; default the manager's scheme. */
+  toolNames?: 'compat' | 'openclaw'
+}
+
 export interface McpManagerOptions {
   /** Receives every message the manager emits; secret values are masked. */
   logger?: McpLogger

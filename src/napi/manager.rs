@@ -10,7 +10,7 @@ use super::events;
 use super::host_env::{self, JsEnvironment};
 use super::logger::JsLogSink;
 use super::settle::Settler;
-use super::tool::{CallResult, ToolFactory};
+use super::tool::{AgentTools, CallResult};
 use crate::config;
 use crate::log::{LogSink, NullSink};
 use crate::manager::{Manager, ManagerOptions};
@@ -25,6 +25,15 @@ pub struct McpServerStatusEntry {
     pub transport: Option<String>,
 }
 
+/// What `reconfigure` did, by server name.
+#[napi(object)]
+pub struct McpReloadReport {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub restarted: Vec<String>,
+    pub unchanged: Vec<String>,
+}
+
 #[napi]
 pub struct McpManager {
     inner: Arc<Manager>,
@@ -32,7 +41,7 @@ pub struct McpManager {
     read_env: FunctionRef<(), String>,
     host_env: Arc<JsEnvironment>,
     /// `getAgentTools()`'s compiled builder for the current set of tools.
-    tools: std::sync::Mutex<Option<Arc<ToolFactory>>>,
+    tools: AgentTools,
     /// Settles the promises of every tool call of this manager.
     settler: Arc<Settler<CallResult>>,
     listeners: events::Listeners,
@@ -90,7 +99,7 @@ impl McpManager {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,
             host_env,
-            tools: std::sync::Mutex::new(None),
+            tools: AgentTools::default(),
             settler: Arc::new(Settler::new(env)?),
             listeners: events::Listeners::new(event_sink),
         })
@@ -102,11 +111,7 @@ impl McpManager {
     pub fn start<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         let manager = self.inner.clone();
         // `process.env` as it is now: what the original's start read.
-        let host_env = match self.read_env.borrow_back(env) {
-            Ok(read) => host_env::read_now(&read),
-            Err(_) => crate::secrets::EnvSource::Process,
-        };
-        self.host_env.remember(&host_env);
+        let host_env = self.env_now(env);
         ::napi::bindgen_prelude::spawn(manager.clone().watch_tool_changes());
         env.spawn_future(async move {
             manager.start_in(host_env).await;
@@ -118,24 +123,8 @@ impl McpManager {
     #[napi(ts_return_type = "AgentTool[]")]
     pub fn get_agent_tools<'env>(&self, env: &'env Env) -> Result<Unknown<'env>> {
         let tools = self.inner.agent_tools();
-        if tools.is_empty() {
-            return Ok(env.create_array(0)?.to_unknown());
-        }
-        // Never held while JS runs (a schema with `__proto__` calls the global `JSON.parse`,
-        // which user code could have replaced with something that calls back in here).
-        let cached = {
-            let factory = self.tools.lock().unwrap_or_else(|p| p.into_inner());
-            factory.as_ref().filter(|f| f.matches(&tools)).cloned()
-        };
-        let factory = match cached {
-            Some(factory) => factory,
-            None => {
-                let factory = Arc::new(ToolFactory::new(env, &self.inner, &self.settler, tools)?);
-                *self.tools.lock().unwrap_or_else(|p| p.into_inner()) = Some(factory.clone());
-                factory
-            }
-        };
-        factory.build(env)
+        self.tools
+            .build(env, &self.inner, &self.settler, tools, None)
     }
 
     /// The PR's name for `getAgentTools()`.
@@ -251,6 +240,77 @@ impl McpManager {
             manager.shutdown().await;
             Ok(())
         })
+    }
+
+    /// Applies a new config: servers whose definition is unchanged keep their process and
+    /// in-flight calls; changed ones restart, removed ones stop, added ones start. Resolves to
+    /// what happened per server name; an invalid config rejects and changes nothing.
+    #[napi(
+        ts_args_type = "config: McpConfig",
+        ts_return_type = "Promise<McpReloadReport>"
+    )]
+    pub fn reconfigure<'env>(
+        &self,
+        env: &'env Env,
+        config: Unknown,
+    ) -> Result<PromiseRaw<'env, McpReloadReport>> {
+        let validated = super::json_from_js(env, config)
+            .map_err(|e| e.reason)
+            .and_then(|config| config::parse_manager_config(&config));
+        let host_env = self.env_now(env);
+        let manager = self.inner.clone();
+        env.spawn_future(async move {
+            let failed = |e: String| Error::new(Status::InvalidArg, e);
+            let validated = validated.map_err(failed)?;
+            let report = manager
+                .reconfigure(validated.config, host_env)
+                .await
+                .map_err(failed)?;
+            Ok(McpReloadReport {
+                added: report.added,
+                removed: report.removed,
+                restarted: report.restarted,
+                unchanged: report.unchanged,
+            })
+        })
+    }
+
+    /// What one agent sees of this manager: a subset of its servers, its own allow/deny and
+    /// naming, sharing the manager's connections. Throws a TypeError naming what is wrong in
+    /// `spec`.
+    #[napi(ts_args_type = "spec?: McpViewSpec")]
+    pub fn view(&self, env: &Env, spec: Option<Unknown>) -> Result<super::view::McpView> {
+        let spec = match spec {
+            None => serde_json::Map::new(),
+            Some(value) => match super::json_from_js(env, value)? {
+                serde_json::Value::Null => serde_json::Map::new(),
+                serde_json::Value::Object(map) => map,
+                _ => {
+                    return Err(Error::new(
+                        Status::InvalidArg,
+                        "Invalid view: expected an object { servers?, allow?, deny?, toolNames? }",
+                    ));
+                }
+            },
+        };
+        let view = crate::manager::ViewSpec::from_json(&spec)
+            .and_then(|spec| self.inner.view(spec))
+            .map_err(|e| Error::new(Status::InvalidArg, e))?;
+        Ok(super::view::McpView::new(
+            self.inner.clone(),
+            self.settler.clone(),
+            view,
+        ))
+    }
+
+    /// `process.env` as it is now (remembered for restarts).
+    fn env_now(&self, env: &Env) -> crate::secrets::EnvSource {
+        let host_env = match self.read_env.borrow_back(env) {
+            Ok(read) => host_env::read_now(&read),
+            Err(_) => crate::secrets::EnvSource::Process,
+        };
+        self.host_env.remember(&host_env);
+        host_env
     }
 
     #[napi]

@@ -12,6 +12,7 @@ mod manager;
 mod settle;
 mod text;
 mod tool;
+mod view;
 
 use ::napi::bindgen_prelude::{
     Env, Error, Function, JsObjectValue, Object, Result, Status, Unknown, ValueType,

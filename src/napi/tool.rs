@@ -7,14 +7,14 @@ use std::sync::Arc;
 use ::napi::bindgen_prelude::*;
 use ::napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use futures::FutureExt;
-use serde_json::Value;
 use rmcp::model::JsonObject;
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::settle::Settler;
 use crate::js_text::JsText;
-use crate::manager::{AgentTool, CallRequest, Manager};
+use crate::manager::{AgentTool, CallRequest, Manager, View};
 use crate::session::Progress;
 use crate::tool_result::{
     EXTERNAL_SOURCE, ExternalContent, RichParts, ToolCallResult, tool_arguments,
@@ -112,6 +112,7 @@ impl ToolFactory {
         manager: &Arc<Manager>,
         settler: &Arc<Settler<CallResult>>,
         tools: Vec<AgentTool>,
+        view: Option<&Arc<View>>,
     ) -> Result<Self> {
         let literal = literal_size(&tools) <= MAX_LITERAL_BYTES;
         let text = if literal {
@@ -136,6 +137,7 @@ impl ToolFactory {
                 server: t.server,
                 mcp_name: t.tool.mcp_name,
                 agent_name: t.name,
+                view: view.cloned(),
             })
             .collect();
         let manager = manager.clone();
@@ -191,12 +193,49 @@ impl ToolFactory {
     }
 }
 
+/// `getAgentTools()` of a manager or a view: the builder of its current tool set, made again
+/// when the set changes.
+#[derive(Default)]
+pub struct AgentTools(std::sync::Mutex<Option<Arc<ToolFactory>>>);
+
+impl AgentTools {
+    /// Fresh tool objects for `tools` (which `view`, if any, shows).
+    pub fn build<'env>(
+        &self,
+        env: &'env Env,
+        manager: &Arc<Manager>,
+        settler: &Arc<Settler<CallResult>>,
+        tools: Vec<AgentTool>,
+        view: Option<&Arc<View>>,
+    ) -> Result<Unknown<'env>> {
+        if tools.is_empty() {
+            return Ok(env.create_array(0)?.to_unknown());
+        }
+        // Never held while JS runs (a schema with `__proto__` calls the global `JSON.parse`,
+        // which user code could have replaced with something that calls back in here).
+        let cached = {
+            let factory = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            factory.as_ref().filter(|f| f.matches(&tools)).cloned()
+        };
+        let factory = match cached {
+            Some(factory) => factory,
+            None => {
+                let factory = Arc::new(ToolFactory::new(env, manager, settler, tools, view)?);
+                *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(factory.clone());
+                factory
+            }
+        };
+        factory.build(env)
+    }
+}
+
 /// Where a tool's calls go.
 struct Route {
     server_index: usize,
     server: String,
     mcp_name: String,
     agent_name: String,
+    view: Option<Arc<View>>,
 }
 
 impl Route {
@@ -209,6 +248,7 @@ impl Route {
             arguments,
             cancel: CancellationToken::new(),
             progress: None,
+            view: self.view.clone(),
         }
     }
 }
