@@ -54,6 +54,8 @@ describe('reconfigure', () => {
     const before: Record<string, number> = {}
     for (const k of keys) before[k] = (await readPidFile(pidfile(k)))[0]
     const namesBefore = names(manager.getAgentTools())
+    await waitUntil(() => changes.length >= 5, { what: 'toolsChanged for the five servers' })
+    changes.length = 0
 
     // A call on s2 that is still running when the reload is done.
     const slow = manager.getAgentTools().find((t) => t.name === 'mcp_s2_slow')!
@@ -86,6 +88,12 @@ describe('reconfigure', () => {
     expect(result.content[0].text).toContain('slept 3000 ms')
     // Tool names are the same (s3's came back under the same names).
     expect(names(manager.getAgentTools())).toEqual(namesBefore)
+    // s3's tools did not change, so no toolsChanged for it; the event of a server added after
+    // it is the signal that everything before has been delivered.
+    await manager.reconfigure({ servers: { ...changed.servers, s6: server('s6') } } as ManagerConfig)
+    trackPids(...(await readPidFile(pidfile('s6'))))
+    await waitUntil(() => changes.some((c) => (c as { server: string }).server === 's6'), { what: 'toolsChanged for s6' })
+    expect(changes.map((c) => (c as { server: string }).server)).toEqual(['s6'])
   })
 
   it('adds and removes servers, fires toolsChanged for them, and an invalid config rejects and changes nothing', async () => {

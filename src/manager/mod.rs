@@ -641,8 +641,9 @@ impl Manager {
         if !self.events.enabled() {
             return;
         }
-        // The agent tools last seen, by slot.
-        let mut last: std::collections::HashMap<usize, Vec<(String, ToolEntry)>> =
+        // The agent tools last seen, by server name (a server a reconfigure restarted is the
+        // same server here: only what its tools became counts).
+        let mut last: std::collections::HashMap<String, Vec<(String, ToolEntry)>> =
             std::collections::HashMap::new();
         let mut roster_changed = self.roster_changed.subscribe();
         loop {
@@ -659,22 +660,20 @@ impl Manager {
             let snapshots: Vec<Snapshot> = roster.current().map(|(_, s)| s.snapshot()).collect();
             let table = self.name_table(&roster, &snapshots);
             let mut seen = std::collections::HashMap::with_capacity(snapshots.len());
-            for (index, ((slot, server), snap)) in roster.current().zip(&snapshots).enumerate() {
+            for (index, ((_, server), snap)) in roster.current().zip(&snapshots).enumerate() {
                 let now: Vec<(String, ToolEntry)> = table.names[index]
                     .iter()
                     .cloned()
                     .zip(snap.tools.iter().cloned())
                     .filter(|(name, _)| self.policy.allows(name))
                     .collect();
-                let before = last.remove(&slot).unwrap_or_default();
+                let before = last.remove(server.name()).unwrap_or_default();
                 self.emit_tools_changed(server.name(), &before, &now);
-                seen.insert(slot, now);
+                seen.insert(server.name().to_owned(), now);
             }
-            // Servers a reconfigure removed or replaced: their tools are gone.
-            for (slot, before) in last.drain() {
-                if let Some(server) = roster.get(slot) {
-                    self.emit_tools_changed(server.name(), &before, &[]);
-                }
+            // Servers a reconfigure removed: their tools are gone.
+            for (server, before) in last.drain() {
+                self.emit_tools_changed(&server, &before, &[]);
             }
             last = seen;
             // (`select_all` of nothing would panic: a manager may have no servers, for now.)

@@ -55,7 +55,8 @@ impl Manager {
                         self.events.clone(),
                     );
                     match found {
-                        Some((slot, _)) => {
+                        Some((slot, old_server)) => {
+                            server.remember_tools(old_server.snapshot().tools);
                             report.restarted.push(name);
                             stop.push(slot);
                         }

@@ -274,6 +274,12 @@ impl Server {
         self.published.notify_waiters();
     }
 
+    /// Starts out knowing `tools` (not offered until the server is ready): a server that
+    /// replaces another of the same name keeps its tool names stable while it connects.
+    pub(crate) fn remember_tools(&self, tools: Arc<Vec<ToolEntry>>) {
+        self.state.send_modify(|s| s.tools = tools);
+    }
+
     /// Wakes when the server publishes a tool list.
     pub fn tools_published(&self) -> &tokio::sync::Notify {
         &self.published
