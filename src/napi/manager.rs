@@ -190,13 +190,8 @@ impl McpManager {
             Ok((server, name, args))
         })();
         let manager = self.inner.clone();
-        env.spawn_future(async move {
-            let failed = |e: String| Error::new(Status::GenericFailure, e);
-            let (server, name, args) = input.map_err(failed)?;
-            let outcome = manager
-                .get_prompt(&server, &name, args)
-                .await
-                .map_err(failed)?;
+        checked_promise(env, input, |(server, name, args)| async move {
+            let outcome = manager.get_prompt(&server, &name, args).await?;
             Ok(catalog::prompt_result(outcome))
         })
     }
@@ -225,10 +220,8 @@ impl McpManager {
         let input = catalog::string_arg(server, "readResource: server")
             .and_then(|s| Ok((s, catalog::string_arg(uri, "readResource: uri")?)));
         let manager = self.inner.clone();
-        env.spawn_future(async move {
-            let failed = |e: String| Error::new(Status::GenericFailure, e);
-            let (server, uri) = input.map_err(failed)?;
-            manager.read_resource(&server, &uri).await.map_err(failed)
+        checked_promise(env, input, |(server, uri)| async move {
+            manager.read_resource(&server, &uri).await
         })
     }
 
@@ -326,4 +319,22 @@ impl McpManager {
             })
             .collect()
     }
+}
+
+/// A promise of `run(input)`, or rejected with the reason when the arguments were bad: a
+/// method that returns a promise never throws for bad input.
+fn checked_promise<'env, I, T, F>(
+    env: &'env Env,
+    input: std::result::Result<I, String>,
+    run: impl FnOnce(I) -> F + Send + 'static,
+) -> Result<PromiseRaw<'env, T>>
+where
+    I: Send + 'static,
+    T: ToNapiValue + Send + 'static,
+    F: std::future::Future<Output = std::result::Result<T, String>> + Send + 'static,
+{
+    env.spawn_future(async move {
+        let failed = |e: String| Error::new(Status::GenericFailure, e);
+        run(input.map_err(failed)?).await.map_err(failed)
+    })
 }
