@@ -252,13 +252,8 @@ impl McpManager {
             .and_then(|config| config::parse_manager_config(&config));
         let host_env = self.env_now(env);
         let manager = self.inner.clone();
-        env.spawn_future(async move {
-            let failed = |e: String| Error::new(Status::InvalidArg, e);
-            let validated = validated.map_err(failed)?;
-            let report = manager
-                .reconfigure(validated.config, host_env)
-                .await
-                .map_err(failed)?;
+        checked_promise(env, validated, |validated| async move {
+            let report = manager.reconfigure(validated.config, host_env).await?;
             Ok(McpReloadReport {
                 added: report.added,
                 removed: report.removed,
