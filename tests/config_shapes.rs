@@ -1359,3 +1359,57 @@ fn deep_nesting_is_an_error_not_a_crash() {
         .join()
         .unwrap();
 }
+
+/// `sharedManagerConfigForOpenclaw`: identical definitions (defaults and tool prefix included)
+/// become one server; a key two different definitions use stays with the first agent and the
+/// others get `<key>@<agent>` with the prefix their names were made from; disabled servers are
+/// left out of the agent's view; an agent's invalid config is an error naming the agent.
+#[test]
+fn shared_config_runs_each_distinct_server_once() {
+    use openclaw_mcp_native::config::shared_config_for_openclaw;
+    let same = json!({ "command": "node", "args": ["s.js"] });
+    let root = json!({
+        "agents": {
+            "defaults": { "mcp": { "servers": { "tools": same } } },
+            "list": [
+                { "id": "a", "mcp": { "servers": {
+                    "alias": same,
+                    "db": { "command": "db", "timeout": 30000 },
+                    "off": { "command": "x", "enabled": false },
+                } } },
+                { "id": "b", "mcp": { "servers": { "db": { "command": "db" } } } },
+                { "id": "c", "mcp": { "servers": { "db": { "command": "other" } } } },
+                { "id": "d", "mcp": { "servers": { "db": { "command": "third" } } } },
+            ],
+        },
+    });
+    let shared = shared_config_for_openclaw(&root).unwrap();
+    let servers = shared.config["servers"].as_object().unwrap();
+    // `alias` has the same command as `tools` but another prefix: its names differ, so it is
+    // its own server. `db` with the default timeout written out is the same definition.
+    assert_eq!(
+        servers.keys().collect::<Vec<_>>(),
+        ["tools", "alias", "db", "db@c", "db@d"]
+    );
+    assert_eq!(servers["db@c"]["toolPrefix"], "db");
+    assert_eq!(servers["db@c"]["command"], "other");
+    assert!(servers["db"].get("toolPrefix").is_none());
+    let views: Vec<(&str, Vec<&str>)> = shared
+        .agents
+        .iter()
+        .map(|(a, s)| (a.as_str(), s.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(
+        views,
+        [
+            ("a", vec!["tools", "alias", "db"]),
+            ("b", vec!["tools", "db"]),
+            ("c", vec!["tools", "db@c"]),
+            ("d", vec!["tools", "db@d"]),
+        ]
+    );
+
+    let bad = json!({ "agents": { "list": [ { "id": "z", "mcp": { "servers": { "s": { "transport": "pigeon" } } } } ] } });
+    let error = shared_config_for_openclaw(&bad).unwrap_err();
+    assert!(error.starts_with("agent 'z': "), "{error}");
+}
