@@ -495,6 +495,16 @@ fn invalid_configs() {
             "servers.a.transport: Invalid transport 'ws': expected 'stdio', 'sse', 'http' or 'streamable-http'",
         ),
         (
+            "unknown envPolicy",
+            s(json!({"command": "x", "envPolicy": "none"})),
+            "servers.a.envPolicy: Invalid envPolicy 'none': expected 'inherit' or 'minimal'",
+        ),
+        (
+            "envPassthrough not strings",
+            s(json!({"command": "x", "envPassthrough": [1]})),
+            "servers.a.envPassthrough.0: Expected string, received number",
+        ),
+        (
             "transport case matters",
             s(json!({"transport": "HTTP", "url": "u"})),
             "servers.a.transport: Invalid transport 'HTTP': expected 'stdio', 'sse', 'http' or 'streamable-http'",

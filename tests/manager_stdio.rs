@@ -620,3 +620,85 @@ async fn shutdown_with_a_blocked_write_takes_two_graces() {
         "shutdown took {took:?} with shutdownGraceMs 1000 (two waits promised)"
     );
 }
+
+/// A stdio server never inherits the variables that make it load extra code (`NODE_OPTIONS`,
+/// `LD_PRELOAD`, …) unless its config names them; `envPolicy: 'minimal'` passes only the
+/// allowlist and what the config names. The host environment here is a fixed one, as Node's
+/// `process.env` would be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loader_hijack_variables_are_withheld_unless_named() {
+    use openclaw_mcp_native::config::EnvPolicy;
+    use openclaw_mcp_native::secrets::EnvSource;
+    let dir = temp_dir("hijack");
+    let marker = dir.join("loaded");
+    let hook = dir.join("hook.js");
+    std::fs::write(
+        &hook,
+        format!(
+            "require('fs').appendFileSync({:?}, process.pid + '\\n')",
+            marker.display().to_string()
+        ),
+    )
+    .unwrap();
+    let host = EnvSource::fixed([
+        ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
+        ("HOME".to_owned(), "/tmp".to_owned()),
+        ("NODE_OPTIONS".to_owned(), format!("--require {}", hook.display())),
+        ("LD_PRELOAD".to_owned(), "/nonexistent/libhijack.so".to_owned()),
+        ("KEEP_ME".to_owned(), "yes".to_owned()),
+    ]);
+    let inherit = fault_server("inherit", &[]);
+    let mut passthrough = fault_server("passthrough", &[]);
+    passthrough.env_passthrough = vec!["NODE_OPTIONS".to_owned()];
+    let mut minimal = fault_server("minimal", &[]);
+    minimal.env_policy = EnvPolicy::Minimal;
+    let h = Harness::new(vec![inherit, passthrough, minimal]);
+    h.manager.start_in(host).await;
+    assert!(
+        h.manager.status().iter().all(|s| s.status == Status::Ready),
+        "{}",
+        h.dump()
+    );
+    let env = |server: usize, name: &str| {
+        let h = &h;
+        let name = name.to_owned();
+        async move {
+            ok_text(
+                h.manager
+                    .execute(
+                        server,
+                        "env",
+                        "",
+                        args(json!({ "name": name })),
+                        &CancellationToken::new(),
+                        None,
+                    )
+                    .await,
+            )
+        }
+    };
+    for name in ["NODE_OPTIONS", "LD_PRELOAD"] {
+        assert!(env(0, name).await.contains("\n<unset>\n"), "{name}");
+    }
+    assert!(env(0, "KEEP_ME").await.contains("\nyes\n"));
+    assert!(env(1, "NODE_OPTIONS").await.contains("--require"));
+    assert!(env(1, "LD_PRELOAD").await.contains("\n<unset>\n"));
+    assert!(env(2, "KEEP_ME").await.contains("\n<unset>\n"));
+    assert!(env(2, "PATH").await.contains('/'));
+    // Only the server that was given NODE_OPTIONS loaded the hook.
+    let loaded = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert_eq!(loaded.lines().count(), 1, "{loaded}");
+    // One warning per server that had some withheld, naming them.
+    for server in ["inherit", "minimal"] {
+        assert!(
+            h.logged(
+                Level::Warn,
+                &format!("MCP server '{server}': not passing LD_PRELOAD, NODE_OPTIONS from the host environment")
+            ),
+            "{}",
+            h.dump()
+        );
+    }
+    assert!(h.logged(Level::Warn, "MCP server 'passthrough': not passing LD_PRELOAD from"));
+    h.manager.shutdown().await;
+}

@@ -43,6 +43,7 @@ fn spawn_tree_process() -> ServerProcess {
         command: "sh",
         args: &args,
         inherit: None,
+        withhold: &[],
         env: &[],
         cwd: None,
         max_message_bytes: 1 << 20,

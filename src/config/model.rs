@@ -247,6 +247,31 @@ pub struct ServerConfig {
     /// `logLevel`: sent as `logging/setLevel` after each connect to a server that declares
     /// logging (`debug` … `emergency`).
     pub log_level: Option<String>,
+    /// stdio: which host variables the server inherits (`envPolicy`).
+    pub env_policy: EnvPolicy,
+    /// stdio: host variables passed whatever the policy (`envPassthrough`).
+    pub env_passthrough: Vec<String>,
+}
+
+/// `envPolicy`: what a stdio server inherits from the host environment. Under both, the
+/// loader-hijack variables are withheld unless `env` or `envPassthrough` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnvPolicy {
+    /// Everything else (the original's behaviour).
+    #[default]
+    Inherit,
+    /// Only a small allowlist (PATH, HOME, locale, temp dirs…).
+    Minimal,
+}
+
+impl EnvPolicy {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "inherit" => Some(Self::Inherit),
+            "minimal" => Some(Self::Minimal),
+            _ => None,
+        }
+    }
 }
 
 impl ServerConfig {
@@ -285,6 +310,8 @@ impl ServerConfig {
             prompt_tools: false,
             schemas: None,
             log_level: None,
+            env_policy: EnvPolicy::Inherit,
+            env_passthrough: Vec::new(),
         }
     }
 
@@ -343,6 +370,8 @@ impl fmt::Debug for ServerConfig {
             .field("prompt_tools", &self.prompt_tools)
             .field("schemas", &self.schemas)
             .field("log_level", &self.log_level)
+            .field("env_policy", &self.env_policy)
+            .field("env_passthrough", &self.env_passthrough)
             .finish()
     }
 }

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DefaultScope, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
+    DefaultScope, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
     McpConfig, ResultMode, SchemaMode, ServerConfig, TransportKind, ValidatedConfig,
     server_defaults,
 };
@@ -284,6 +284,23 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
                     ),
                 }
             }
+        }
+        "envPolicy" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match EnvPolicy::parse(&t) {
+                    Some(policy) => s.env_policy = policy,
+                    None => issues.push(
+                        p,
+                        format_args!(
+                            "Invalid envPolicy '{}': expected 'inherit' or 'minimal'",
+                            excerpt(&t)
+                        ),
+                    ),
+                }
+            }
+        }
+        "envPassthrough" => {
+            s.env_passthrough = check_string_array(p, val, issues).unwrap_or_default()
         }
         "resourceTools" => {
             s.resource_tools = check_bool(p, val, issues).unwrap_or(s.resource_tools)

@@ -58,6 +58,13 @@ export interface McpServerConfig {
   resourceTools?: boolean
   /** Offer the server's prompts as tools `…_prompts_list` and `…_prompts_get`. Default false. */
   promptTools?: boolean
+  /** stdio: what the server inherits from the host environment: everything ('inherit', the
+   *  default) or only PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_*, TZ, TMPDIR and their
+   *  Windows equivalents ('minimal'). Under both, loader-hijack variables (LD_PRELOAD,
+   *  NODE_OPTIONS, DYLD_*, PYTHONPATH, …) are withheld unless `env` or `envPassthrough` names them. */
+  envPolicy?: 'inherit' | 'minimal'
+  /** stdio: host variables passed whatever `envPolicy` says. */
+  envPassthrough?: string[]
   /** A progress notification restarts the call's toolTimeout. Default false. */
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */

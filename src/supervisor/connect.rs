@@ -173,11 +173,13 @@ async fn connect_stdio(
         .as_deref()
         .ok_or_else(|| ConnectError::Config("stdio transport requires 'command'".to_owned()))?;
     let grace = server.options.shutdown_grace;
+    let withhold = withheld_env(server, inherit, env);
     let spec = SpawnSpec {
         server: &config.name,
         command,
         args: &config.args,
         inherit,
+        withhold: &withhold,
         env,
         cwd: config.cwd.as_deref(),
         max_message_bytes: server.options.max_message_bytes,
@@ -216,6 +218,52 @@ async fn connect_stdio(
     };
     let stderr = process.terminate(grace).await.lines();
     Err(ConnectError::Initialize { cause, stderr })
+}
+
+/// The host variables `server` must not inherit (its `envPolicy`; loader-hijack variables
+/// under any policy unless its `env` or `envPassthrough` names them). The first start that
+/// withholds loader-hijack variables says which, once per server.
+fn withheld_env(
+    server: &Server,
+    inherit: Option<&std::collections::BTreeMap<String, String>>,
+    env: &[(String, SecretString)],
+) -> Vec<String> {
+    use crate::config::EnvPolicy;
+    use crate::transport::child_env;
+    let config = &server.config;
+    let keep: Vec<&str> = env
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .chain(config.env_passthrough.iter().map(String::as_str))
+        .collect();
+    let minimal = config.env_policy == EnvPolicy::Minimal;
+    let withheld = match inherit {
+        Some(vars) => child_env::withheld(vars.keys().map(String::as_str), minimal, &keep),
+        None => {
+            let names: Vec<String> = std::env::vars_os()
+                .map(|(k, _)| k.to_string_lossy().into_owned())
+                .collect();
+            child_env::withheld(names.iter().map(String::as_str), minimal, &keep)
+        }
+    };
+    let hijack: Vec<&str> = withheld
+        .iter()
+        .map(String::as_str)
+        .filter(|n| child_env::is_loader_hijack(n))
+        .collect();
+    if !hijack.is_empty()
+        && !server
+            .env_warned
+            .swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        server.log.warn(&format!(
+            "MCP server '{}': not passing {} from the host environment (variables that make a \
+             program load extra code); name them in the server's env or envPassthrough to pass them",
+            config.name,
+            hijack.join(", ")
+        ));
+    }
+    withheld
 }
 
 /// Streamable HTTP (falling back to legacy SSE when the server answers like an SSE-only one

@@ -162,6 +162,8 @@ pub struct Server {
     pub(super) resource_cache: ResourceCache,
     pub(super) events: Events,
     published: tokio::sync::Notify,
+    /// The loader-hijack variables it was not given were reported (once per server).
+    pub(super) env_warned: std::sync::atomic::AtomicBool,
     pub(super) log: Log,
     pub(super) options: Arc<RuntimeOptions>,
 }
@@ -189,6 +191,7 @@ impl Server {
             options,
             events,
             published: tokio::sync::Notify::new(),
+            env_warned: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

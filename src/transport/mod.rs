@@ -3,6 +3,7 @@
 //! server process); the [session](crate::session) speaks the protocol over it. Each transport
 //! takes its own small spec, never the config model.
 
+pub mod child_env;
 pub mod http;
 #[cfg(windows)]
 pub mod job_object;

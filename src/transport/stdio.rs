@@ -36,6 +36,8 @@ pub struct SpawnSpec<'a> {
     /// host's view of it (Node's `process.env`, which a gateway may have replaced), which then
     /// stands in for it whole.
     pub inherit: Option<&'a BTreeMap<String, String>>,
+    /// Host variables the server does not inherit (see `child_env`).
+    pub withhold: &'a [String],
     /// Applied on top of the inherited environment (what the original did).
     pub env: &'a [(String, SecretString)],
     pub cwd: Option<&'a str>,
@@ -100,6 +102,9 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
     if let Some(inherit) = spec.inherit {
         command.env_clear();
         command.envs(inherit);
+    }
+    for key in spec.withhold {
+        command.env_remove(key);
     }
     for (key, value) in spec.env {
         command.env(key, value.expose_secret());
