@@ -58,6 +58,13 @@ export interface McpServerConfig {
   resourceTools?: boolean
   /** Offer the server's prompts as tools `…_prompts_list` and `…_prompts_get`. Default false. */
   promptTools?: boolean
+  /** stdio: what the server inherits from the host environment: everything ('inherit', the
+   *  default) or only PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_*, TZ, TMPDIR and their
+   *  Windows equivalents ('minimal'). Under both, loader-hijack variables (LD_PRELOAD,
+   *  NODE_OPTIONS, DYLD_*, PYTHONPATH, …) are withheld unless `env` or `envPassthrough` names them. */
+  envPolicy?: 'inherit' | 'minimal'
+  /** stdio: host variables passed whatever `envPolicy` says. */
+  envPassthrough?: string[]
   /** A progress notification restarts the call's toolTimeout. Default false. */
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */
@@ -68,6 +75,8 @@ export interface McpServerConfig {
   schemas?: 'compat' | 'faithful'
   /** This server's result mode (see `McpManagerOptions.results`); default the manager's. */
   results?: 'compat' | 'rich'
+  /** This server's text hygiene (see `McpManagerOptions.hygiene`); default the manager's. */
+  hygiene?: 'off' | 'on'
   /** This server's result caps; default the manager's. */
   maxResultChars?: number
   maxImages?: number
@@ -133,6 +142,14 @@ export interface McpManagerOptions {
    * A server's own `results` wins.
    */
   results?: 'compat' | 'rich'
+  /**
+   * Text hygiene on everything bound for the model (results, progress, resources, prompts,
+   * labels and descriptions): Unicode tag characters (decoded for the detector first), bidi
+   * controls, zero-width characters, C0/C1 controls but `\n` and `\t`, and ANSI/OSC/DCS escape
+   * sequences removed, counted in `details.hygiene`. Default: on in rich mode, off in compat
+   * mode (unchanged bytes). A server's own `hygiene` wins.
+   */
+  hygiene?: 'off' | 'on'
   /**
    * How a tool's inputSchema becomes `parameters`. 'compat' (default): the original's lossy
    * conversion. 'faithful': as the server wrote it ($ref/$defs, anyOf/oneOf/allOf, type arrays,

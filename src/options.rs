@@ -41,6 +41,9 @@ pub struct ManagerOptions {
     /// `maxResultChars`, `maxImages`, `maxImageBytes`, `maxResultBytes` (rich mode; a server's
     /// own caps win).
     pub result_limits: ResultLimits,
+    /// `hygiene`: `Some(true)` for `'on'`; `None` leaves it to the result mode (a server's own
+    /// wins).
+    pub hygiene: Option<bool>,
 }
 
 impl Default for ManagerOptions {
@@ -56,6 +59,7 @@ impl Default for ManagerOptions {
             hooks: crate::hooks::Hooks::default(),
             results: ResultMode::default(),
             result_limits: ResultLimits::default(),
+            hygiene: None,
         }
     }
 }
@@ -75,6 +79,7 @@ impl ManagerOptions {
         "maxImages",
         "maxImageBytes",
         "maxResultBytes",
+        "hygiene",
     ];
 
     /// `McpManagerOptions` as JSON: `wrapFormat`, `toolNames`, `allow`, `deny`,
@@ -122,6 +127,11 @@ impl ManagerOptions {
                     shown(mode)
                 )
             })?;
+        }
+        if let Some(value) = get("hygiene") {
+            out.hygiene = Some(parse_hygiene(value).ok_or_else(|| {
+                format!("Invalid hygiene '{}': expected 'off' or 'on'", shown(value))
+            })?);
         }
         if let Some(mode) = get("results") {
             out.results = mode.as_str().and_then(ResultMode::parse).ok_or_else(|| {
@@ -176,6 +186,15 @@ pub(crate) fn string_list(option: &str, value: Option<&Value>) -> Result<Vec<Str
         .iter()
         .map(|v| v.as_str().map(str::to_owned).ok_or_else(invalid))
         .collect()
+}
+
+/// `hygiene`: `'on'` or `'off'`.
+pub(crate) fn parse_hygiene(value: &Value) -> Option<bool> {
+    match value.as_str()? {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    }
 }
 
 /// A value as a message shows it: a string as itself, anything else as JSON.

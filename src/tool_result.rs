@@ -79,6 +79,8 @@ pub struct RichParts {
     pub structured: Option<Value>,
     /// The server flagged the result `isError`: `details.error: true` beside the wrapped text.
     pub server_error: bool,
+    /// What the hygiene pass removed, when it removed anything (`details.hygiene`).
+    pub hygiene: Option<crate::security::hygiene::Hygiene>,
 }
 
 impl ToolCallResult {
@@ -119,6 +121,9 @@ impl ToolCallResult {
         }
         if self.rich.server_error {
             details["error"] = Value::Bool(true);
+        }
+        if let Some(hygiene) = &self.rich.hygiene {
+            details["hygiene"] = hygiene.to_json();
         }
         let mut content = vec![json!({ "type": "text", "text": self.text })];
         for image in &self.rich.images {

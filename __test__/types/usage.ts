@@ -38,7 +38,7 @@ async function gateway(): Promise<void> {
     const message: string = checked.error
     throw new Error(message)
   }
-  const manager = new McpManager(checked.data, { logger, wrapFormat: 'id', shutdownGraceMs: 500 })
+  const manager = new McpManager(checked.data, { logger, wrapFormat: 'id', shutdownGraceMs: 500, hygiene: 'on' })
   await manager.start()
   const statuses: McpServerStatus[] = manager.getStatus().map((s) => s.status)
   const counts: number[] = manager.getStatus().map((s) => s.toolCount)

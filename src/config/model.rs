@@ -251,6 +251,8 @@ pub struct ServerConfig {
     pub env_policy: EnvPolicy,
     /// stdio: host variables passed whatever the policy (`envPassthrough`).
     pub env_passthrough: Vec<String>,
+    /// `hygiene` (`'on'` / `'off'`); `None` takes the manager's.
+    pub hygiene: Option<bool>,
 }
 
 /// `envPolicy`: what a stdio server inherits from the host environment. Under both, the
@@ -312,6 +314,7 @@ impl ServerConfig {
             log_level: None,
             env_policy: EnvPolicy::Inherit,
             env_passthrough: Vec::new(),
+            hygiene: None,
         }
     }
 
@@ -372,6 +375,7 @@ impl fmt::Debug for ServerConfig {
             .field("log_level", &self.log_level)
             .field("env_policy", &self.env_policy)
             .field("env_passthrough", &self.env_passthrough)
+            .field("hygiene", &self.hygiene)
             .finish()
     }
 }

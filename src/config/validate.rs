@@ -299,6 +299,18 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
                 }
             }
         }
+        "hygiene" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match t.as_str() {
+                    "on" => s.hygiene = Some(true),
+                    "off" => s.hygiene = Some(false),
+                    _ => issues.push(
+                        p,
+                        format_args!("Invalid hygiene '{}': expected 'off' or 'on'", excerpt(&t)),
+                    ),
+                }
+            }
+        }
         "envPassthrough" => {
             s.env_passthrough = check_string_array(p, val, issues).unwrap_or_default()
         }

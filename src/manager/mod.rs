@@ -33,6 +33,7 @@ use crate::host_env::HostEnvironment;
 use crate::log::{Log, LogSink};
 use crate::policy::ToolPolicy;
 use crate::secrets::{EnvSource, Redactor, SecretResolver};
+use crate::security::hygiene::Hygiene;
 use crate::security::{self, WrapFormat, WrapOptions};
 use crate::session::Progress;
 use crate::status::Status;
@@ -82,6 +83,7 @@ pub struct Manager {
     events: Events,
     hooks: Hooks,
     results: ResultMode,
+    hygiene: Option<bool>,
     result_limits: ResultLimits,
     name_scheme: NameScheme,
     policy: ToolPolicy,
@@ -135,6 +137,7 @@ impl Manager {
             events: options.events,
             hooks: options.hooks,
             results: options.results,
+            hygiene: options.hygiene,
             result_limits: options.result_limits,
             name_scheme: options.name_scheme,
             policy: options.policy,
@@ -260,13 +263,18 @@ impl Manager {
             }
             let own = &table.names[index];
             let names = view_table.as_ref().map_or(own, |t| &t.names[k]);
+            let clean = self.hygiene_on(server);
             for ((tool, name), own) in snap.tools.iter().zip(names).zip(own) {
                 if self.policy.allows(own) && view.is_none_or(|v| v.policy.allows(name)) {
+                    let mut tool = tool.clone();
+                    if clean {
+                        clean_description(&mut tool);
+                    }
                     out.push(AgentTool {
                         name: name.clone(),
                         server_index: slot,
                         server: server.name().to_owned(),
-                        tool: tool.clone(),
+                        tool,
                     });
                 }
             }
@@ -588,20 +596,25 @@ impl Manager {
                 } else {
                     "ok"
                 };
+                let clean = self.hygiene_on(server);
+                let removed = |counts: Hygiene| (counts.total() > 0).then_some(counts);
                 if mode == ResultMode::Compat {
                     let text = bridge::result::result_text(result);
-                    let text = self.wrap_untrusted(name, tool, &text);
-                    return (ToolCallResult::ok(text, name, tool), outcome);
+                    let (text, counts) = self.wrap_checked(name, tool, &text, clean);
+                    let mut out = ToolCallResult::ok(text, name, tool);
+                    out.rich.hygiene = removed(counts);
+                    return (out, outcome);
                 }
                 let schema = server.output_schema(tool);
                 match bridge::rich::rich_result(result, schema.as_deref(), &limits) {
                     Ok(rich) => {
-                        let text = self.wrap_untrusted(name, tool, &rich.text);
+                        let (text, counts) = self.wrap_checked(name, tool, &rich.text, clean);
                         let mut out = ToolCallResult::ok(text, name, tool);
                         out.rich = RichParts {
                             images: rich.images,
                             structured: rich.structured.map(|v| self.redact_value(v)),
                             server_error: rich.is_error,
+                            hygiene: removed(counts),
                         };
                         (out, outcome)
                     }
@@ -780,10 +793,51 @@ impl Manager {
         }
     }
 
-    /// Masks secrets, logs suspicious patterns, wraps as untrusted content from `server`.
+    /// Masks secrets, logs suspicious patterns, wraps as untrusted content from `server`
+    /// (after the text hygiene pass when the server has it on).
     pub fn wrap_untrusted(&self, server: &str, tool: &str, text: &str) -> String {
+        let clean = self
+            .roster()
+            .named(server)
+            .is_some_and(|(_, s)| self.hygiene_on(s));
+        self.wrap_checked(server, tool, text, clean).0
+    }
+
+    /// Whether `server`'s texts go through the hygiene pass: its own `hygiene`, else the
+    /// manager's, else on in rich mode and off in compat mode.
+    fn hygiene_on(&self, server: &Server) -> bool {
+        let mode = server.config.results.mode.unwrap_or(self.results);
+        server
+            .config
+            .hygiene
+            .or(self.hygiene)
+            .unwrap_or(mode == ResultMode::Rich)
+    }
+
+    /// [`Self::wrap_untrusted`] with the hygiene decision made, and what it removed.
+    fn wrap_checked(&self, server: &str, tool: &str, text: &str, clean: bool) -> (String, Hygiene) {
         let text = self.log.redactor().redact(text);
-        let found = security::detect_suspicious_patterns(&text, self.wrap_format);
+        let (text, counts, hidden) = if clean {
+            let cleaned = security::hygiene::clean(&text);
+            let text = std::borrow::Cow::Owned(cleaned.text.into_owned());
+            (text, cleaned.counts, cleaned.hidden)
+        } else {
+            (text, Hygiene::default(), String::new())
+        };
+        (self.wrap_detected(server, tool, &text, &hidden), counts)
+    }
+
+    /// Logs the suspicious patterns of `text` (and of `hidden`, what invisible tag characters
+    /// spelled in it) and wraps `text`.
+    fn wrap_detected(&self, server: &str, tool: &str, text: &str, hidden: &str) -> String {
+        let mut found = security::detect_suspicious_patterns(text, self.wrap_format);
+        if !hidden.is_empty() {
+            for pattern in security::detect_suspicious_patterns(hidden, self.wrap_format) {
+                if !found.contains(&pattern) {
+                    found.push(pattern);
+                }
+            }
+        }
         if !found.is_empty() {
             self.log.warn(&format!(
                 "MCP server '{server}' tool '{tool}' returned suspicious patterns: {}",
@@ -791,7 +845,7 @@ impl Manager {
             ));
         }
         security::wrap_external_content(
-            &text,
+            text,
             &WrapOptions {
                 source: crate::tool_result::EXTERNAL_SOURCE,
                 sender: Some(server),
@@ -926,6 +980,15 @@ impl Drop for Manager {
     /// A manager dropped without `shutdown()` (its JS object collected) still stops its servers.
     fn drop(&mut self) {
         self.shutdown.cancel();
+    }
+}
+
+/// A tool's label and description through the hygiene pass (a copy only when it changes).
+fn clean_description(tool: &mut ToolEntry) {
+    for text in [&mut tool.label, &mut tool.description] {
+        if let std::borrow::Cow::Owned(cleaned) = security::hygiene::clean(text).text {
+            *text = cleaned;
+        }
     }
 }
 

@@ -75,6 +75,8 @@ export interface McpServerConfig {
   schemas?: 'compat' | 'faithful'
   /** This server's result mode (see `McpManagerOptions.results`); default the manager's. */
   results?: 'compat' | 'rich'
+  /** This server's text hygiene (see `McpManagerOptions.hygiene`); default the manager's. */
+  hygiene?: 'off' | 'on'
   /** This server's result caps; default the manager's. */
   maxResultChars?: number
   maxImages?: number
@@ -140,6 +142,14 @@ export interface McpManagerOptions {
    * A server's own `results` wins.
    */
   results?: 'compat' | 'rich'
+  /**
+   * Text hygiene on everything bound for the model (results, progress, resources, prompts,
+   * labels and descriptions): Unicode tag characters (decoded for the detector first), bidi
+   * controls, zero-width characters, C0/C1 controls but `\n` and `\t`, and ANSI/OSC/DCS escape
+   * sequences removed, counted in `details.hygiene`. Default: on in rich mode, off in compat
+   * mode (unchanged bytes). A server's own `hygiene` wins.
+   */
+  hygiene?: 'off' | 'on'
   /**
    * How a tool's inputSchema becomes `parameters`. 'compat' (default): the original's lossy
    * conversion. 'faithful': as the server wrote it ($ref/$defs, anyOf/oneOf/allOf, type arrays,

@@ -534,6 +534,7 @@ impl ToNapiValue for CallResult {
             images,
             structured,
             server_error,
+            hygiene,
         } = value.rich;
         let mut content = env.create_array(1 + images.len() as u32)?;
         content.set(0, part)?;
@@ -562,6 +563,9 @@ impl ToNapiValue for CallResult {
         }
         if let Some(structured) = structured {
             details.set_named_property("structuredContent", env.to_js_value(&structured)?)?;
+        }
+        if let Some(hygiene) = hygiene {
+            details.set_named_property("hygiene", env.to_js_value(&hygiene.to_json())?)?;
         }
         let mut result = Object::new(&env)?;
         result.set_named_property("content", content)?;

@@ -6,6 +6,7 @@
 //! (`tests/security_vectors.rs`).
 
 pub mod detect;
+pub mod hygiene;
 pub mod wrap;
 
 mod fold;
