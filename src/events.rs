@@ -26,6 +26,16 @@ pub enum Event {
         removed: Vec<String>,
         changed: Vec<String>,
     },
+    /// `toolDefinitionChanged`: a tool's definition differs from the approved one (`pinning`).
+    ToolDefinitionChanged {
+        server: String,
+        tool: String,
+        /// The fields that differ: `name`, `title`, `description`, `inputSchema`,
+        /// `outputSchema`.
+        changed: Vec<String>,
+        /// Withheld until approved (`pinning: 'enforce'`), or only reported.
+        withheld: bool,
+    },
     /// `toolCall`: one tool call ended, whatever its outcome.
     ToolCall(ToolCallRecord),
     /// `serverLog`: a server's `notifications/message`.
@@ -56,6 +66,7 @@ impl Event {
         match self {
             Event::Status { .. } => "status",
             Event::ToolsChanged { .. } => "toolsChanged",
+            Event::ToolDefinitionChanged { .. } => "toolDefinitionChanged",
             Event::ToolCall(_) => "toolCall",
             Event::ServerLog { .. } => "serverLog",
         }
@@ -83,6 +94,14 @@ impl Event {
                 changed,
             } => {
                 json!({ "server": server, "added": added, "removed": removed, "changed": changed })
+            }
+            Event::ToolDefinitionChanged {
+                server,
+                tool,
+                changed,
+                withheld,
+            } => {
+                json!({ "server": server, "tool": tool, "changed": changed, "withheld": withheld })
             }
             Event::ToolCall(r) => {
                 let kind = if r.outcome == "ok" {

@@ -44,6 +44,11 @@ pub struct ManagerOptions {
     /// `hygiene`: `Some(true)` for `'on'`; `None` leaves it to the result mode (a server's own
     /// wins).
     pub hygiene: Option<bool>,
+    /// `pinning` of every server that does not set its own (default `warn`).
+    pub pinning: crate::config::PinPolicy,
+    /// `pinStore`: the file approved tool definitions are kept in (none: kept in memory for
+    /// the manager's lifetime).
+    pub pin_store: Option<std::path::PathBuf>,
 }
 
 impl Default for ManagerOptions {
@@ -60,6 +65,8 @@ impl Default for ManagerOptions {
             results: ResultMode::default(),
             result_limits: ResultLimits::default(),
             hygiene: None,
+            pinning: crate::config::PinPolicy::default(),
+            pin_store: None,
         }
     }
 }
@@ -80,6 +87,8 @@ impl ManagerOptions {
         "maxImageBytes",
         "maxResultBytes",
         "hygiene",
+        "pinning",
+        "pinStore",
     ];
 
     /// `McpManagerOptions` as JSON: `wrapFormat`, `toolNames`, `allow`, `deny`,
@@ -132,6 +141,28 @@ impl ManagerOptions {
             out.hygiene = Some(parse_hygiene(value).ok_or_else(|| {
                 format!("Invalid hygiene '{}': expected 'off' or 'on'", shown(value))
             })?);
+        }
+        if let Some(value) = get("pinning") {
+            out.pinning = value
+                .as_str()
+                .and_then(crate::config::PinPolicy::parse)
+                .ok_or_else(|| {
+                    format!(
+                        "Invalid pinning '{}': expected 'off', 'warn' or 'enforce'",
+                        shown(value)
+                    )
+                })?;
+        }
+        if let Some(value) = get("pinStore") {
+            match value.as_str() {
+                Some(path) if !path.is_empty() => out.pin_store = Some(path.into()),
+                _ => {
+                    return Err(format!(
+                        "Invalid pinStore '{}': expected the path of a file",
+                        shown(value)
+                    ));
+                }
+            }
         }
         if let Some(mode) = get("results") {
             out.results = mode.as_str().and_then(ResultMode::parse).ok_or_else(|| {

@@ -38,7 +38,9 @@ async function gateway(): Promise<void> {
     const message: string = checked.error
     throw new Error(message)
   }
-  const manager = new McpManager(checked.data, { logger, wrapFormat: 'id', shutdownGraceMs: 500, hygiene: 'on' })
+  const manager = new McpManager(checked.data, { logger, wrapFormat: 'id', shutdownGraceMs: 500, hygiene: 'on', pinning: 'enforce', pinStore: '/var/lib/gateway/pins.json' })
+  const approved: string[] = manager.approveTools('files', ['read_file'])
+  void approved
   await manager.start()
   const statuses: McpServerStatus[] = manager.getStatus().map((s) => s.status)
   const counts: number[] = manager.getStatus().map((s) => s.toolCount)

@@ -12,7 +12,7 @@ mod values;
 
 pub use model::{
     DEFAULT_MAX_RESTARTS, DEFAULT_MAX_TOOLS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS,
-    DEFAULT_TOOL_TIMEOUT_MS, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
+    DEFAULT_TOOL_TIMEOUT_MS, EnvPolicy, PinPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
     MAX_TOOLS_LIMIT, McpConfig, ResultMode, ResultOverrides, SchemaMode, ServerConfig, ToolFilter,
     TransportKind, ValidatedConfig,
 };

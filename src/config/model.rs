@@ -253,6 +253,31 @@ pub struct ServerConfig {
     pub env_passthrough: Vec<String>,
     /// `hygiene` (`'on'` / `'off'`); `None` takes the manager's.
     pub hygiene: Option<bool>,
+    /// `pinning`; `None` takes the manager's.
+    pub pinning: Option<PinPolicy>,
+}
+
+/// `pinning`: what a tool whose definition changed since it was approved gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PinPolicy {
+    /// Definitions are not tracked.
+    Off,
+    /// Reported (a warning and a `toolDefinitionChanged` event), still offered.
+    #[default]
+    Warn,
+    /// Reported and withheld until `approveTools` accepts it.
+    Enforce,
+}
+
+impl PinPolicy {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "off" => Some(Self::Off),
+            "warn" => Some(Self::Warn),
+            "enforce" => Some(Self::Enforce),
+            _ => None,
+        }
+    }
 }
 
 /// `envPolicy`: what a stdio server inherits from the host environment. Under both, the
@@ -315,6 +340,7 @@ impl ServerConfig {
             env_policy: EnvPolicy::Inherit,
             env_passthrough: Vec::new(),
             hygiene: None,
+            pinning: None,
         }
     }
 
@@ -376,6 +402,7 @@ impl fmt::Debug for ServerConfig {
             .field("env_policy", &self.env_policy)
             .field("env_passthrough", &self.env_passthrough)
             .field("hygiene", &self.hygiene)
+            .field("pinning", &self.pinning)
             .finish()
     }
 }

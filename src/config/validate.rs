@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DefaultScope, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
+    DefaultScope, EnvPolicy, PinPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
     McpConfig, ResultMode, SchemaMode, ServerConfig, TransportKind, ValidatedConfig,
     server_defaults,
 };
@@ -293,6 +293,20 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
                         p,
                         format_args!(
                             "Invalid envPolicy '{}': expected 'inherit' or 'minimal'",
+                            excerpt(&t)
+                        ),
+                    ),
+                }
+            }
+        }
+        "pinning" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match PinPolicy::parse(&t) {
+                    Some(policy) => s.pinning = Some(policy),
+                    None => issues.push(
+                        p,
+                        format_args!(
+                            "Invalid pinning '{}': expected 'off', 'warn' or 'enforce'",
                             excerpt(&t)
                         ),
                     ),

@@ -4,6 +4,7 @@
 mod call;
 mod catalog;
 mod names;
+mod pins;
 mod reload;
 mod roster;
 mod view;
@@ -84,6 +85,8 @@ pub struct Manager {
     hooks: Hooks,
     results: ResultMode,
     hygiene: Option<bool>,
+    pinning: crate::config::PinPolicy,
+    pins: pins::PinBook,
     result_limits: ResultLimits,
     name_scheme: NameScheme,
     policy: ToolPolicy,
@@ -138,6 +141,8 @@ impl Manager {
             hooks: options.hooks,
             results: options.results,
             hygiene: options.hygiene,
+            pinning: options.pinning,
+            pins: pins::PinBook::new(options.pin_store),
             result_limits: options.result_limits,
             name_scheme: options.name_scheme,
             policy: options.policy,
@@ -264,7 +269,11 @@ impl Manager {
             let own = &table.names[index];
             let names = view_table.as_ref().map_or(own, |t| &t.names[k]);
             let clean = self.hygiene_on(server);
-            for ((tool, name), own) in snap.tools.iter().zip(names).zip(own) {
+            let pinned = self.withheld(server, &snap.tools);
+            for (k, ((tool, name), own)) in snap.tools.iter().zip(names).zip(own).enumerate() {
+                if pinned.as_ref().is_some_and(|w| w[k]) {
+                    continue;
+                }
                 if self.policy.allows(own) && view.is_none_or(|v| v.policy.allows(name)) {
                     let mut tool = tool.clone();
                     if clean {
@@ -316,6 +325,9 @@ impl Manager {
     /// the view's allow/deny (on the view's name for the tool) and the manager's (on the
     /// manager's) must both allow it.
     fn permits(&self, call: &CallRequest) -> bool {
+        if !self.pin_allows(call) {
+            return false;
+        }
         let Some(view) = &call.view else {
             return self.policy.allows(&call.agent_name);
         };
@@ -339,6 +351,69 @@ impl Manager {
             return false;
         };
         self.policy.allows(&own.names[position][at]) && view.policy.allows(&table.names[k][at])
+    }
+
+    /// Which of `tools` (a listing of `server`) are withheld because their definition is not
+    /// the approved one and the server's `pinning` is `enforce`; `None` when none can be
+    /// (`off` or `warn`). Reports each new mismatch once: a warning and a
+    /// `toolDefinitionChanged` event.
+    fn withheld(&self, server: &Server, tools: &Arc<Vec<ToolEntry>>) -> Option<Arc<Vec<bool>>> {
+        use crate::config::PinPolicy;
+        let policy = server.config.pinning.unwrap_or(self.pinning);
+        if policy == PinPolicy::Off || tools.is_empty() {
+            return None;
+        }
+        let (verdict, mismatches) = self.pins.check(server.name(), tools, &self.log);
+        let enforce = policy == PinPolicy::Enforce;
+        for m in mismatches {
+            self.log.warn(&format!(
+                "MCP server '{}' changed the definition of tool '{}' since it was approved ({}): {}; approveTools('{}') accepts it",
+                server.name(),
+                m.tool,
+                m.changed.join(", "),
+                if enforce { "withheld" } else { "still offered" },
+                server.name(),
+            ));
+            self.events.emit_with(|| Event::ToolDefinitionChanged {
+                server: server.name().to_owned(),
+                tool: m.tool.clone(),
+                changed: m.changed.iter().map(|c| (*c).to_owned()).collect(),
+                withheld: enforce,
+            });
+        }
+        enforce.then(|| Arc::new(verdict.iter().map(|ok| !ok).collect()))
+    }
+
+    /// Whether `call`'s tool is offered as far as pinning goes (only `enforce` withholds).
+    fn pin_allows(&self, call: &CallRequest) -> bool {
+        let Some(server) = self.server(call.server_index) else {
+            return true;
+        };
+        if server.config.pinning.unwrap_or(self.pinning) != crate::config::PinPolicy::Enforce {
+            return true;
+        }
+        let snap = server.snapshot();
+        let Some(withheld) = self.withheld(&server, &snap.tools) else {
+            return true;
+        };
+        snap.tools
+            .iter()
+            .position(|t| t.mcp_name == call.tool)
+            .is_none_or(|at| !withheld[at])
+    }
+
+    /// `approveTools(server, names?)`: the current definitions of `server`'s tools (those
+    /// named, by the server's own names, or all) become the approved ones; returns the names
+    /// approved. Withheld tools are offered again (`toolsChanged` says so).
+    pub fn approve_tools(&self, server: &str, names: Option<&[String]>) -> Result<Vec<String>, String> {
+        let roster = self.roster();
+        let Some((_, found)) = roster.named(server) else {
+            return Err(format!("approveTools: no MCP server named '{server}'"));
+        };
+        let snap = found.snapshot();
+        let done = self.pins.approve(server, &snap.tools, names, &self.log);
+        self.roster_changed.send_modify(|n| *n += 1);
+        Ok(done)
     }
 
     /// The manager's agent names for the configured servers (see [`names`]); derived names
@@ -674,10 +749,14 @@ impl Manager {
             let table = self.name_table(&roster, &snapshots);
             let mut seen = std::collections::HashMap::with_capacity(snapshots.len());
             for (index, ((_, server), snap)) in roster.current().zip(&snapshots).enumerate() {
+                let withheld = self.withheld(server, &snap.tools);
                 let now: Vec<(String, ToolEntry)> = table.names[index]
                     .iter()
                     .cloned()
                     .zip(snap.tools.iter().cloned())
+                    .enumerate()
+                    .filter(|(k, _)| withheld.as_ref().is_none_or(|w| !w[*k]))
+                    .map(|(_, pair)| pair)
                     .filter(|(name, _)| self.policy.allows(name))
                     .collect();
                 let before = last.remove(server.name()).unwrap_or_default();

@@ -13,7 +13,13 @@ use serde_json::{Value, json};
 use crate::events::{Event, EventSink};
 
 /// The names a listener may subscribe to.
-pub const EVENT_NAMES: [&str; 4] = ["status", "toolsChanged", "toolCall", "serverLog"];
+pub const EVENT_NAMES: [&str; 5] = [
+    "status",
+    "toolsChanged",
+    "toolCall",
+    "serverLog",
+    "toolDefinitionChanged",
+];
 
 /// `(manager) => { on, off, emit }`: the manager's emitter, made at its first use and kept on
 /// the manager object itself (a non-enumerable property), so it lives and dies with it.

@@ -77,6 +77,8 @@ export interface McpServerConfig {
   results?: 'compat' | 'rich'
   /** This server's text hygiene (see `McpManagerOptions.hygiene`); default the manager's. */
   hygiene?: 'off' | 'on'
+  /** This server's tool pinning (see `McpManagerOptions.pinning`); default the manager's. */
+  pinning?: 'off' | 'warn' | 'enforce'
   /** This server's result caps; default the manager's. */
   maxResultChars?: number
   maxImages?: number
@@ -151,6 +153,18 @@ export interface McpManagerOptions {
    */
   hygiene?: 'off' | 'on'
   /**
+   * Pinned tool definitions: each tool's name, title, description, inputSchema and
+   * outputSchema are hashed (canonical JSON, SHA-256) and approved on first sight; a later
+   * listing whose definition differs is reported (a warning and a `toolDefinitionChanged`
+   * event `{ server, tool, changed, withheld }`) under 'warn' (the default) and also withheld
+   * under 'enforce', until `approveTools(server, names?)` accepts it. 'off' tracks nothing.
+   * A server's own `pinning` wins.
+   */
+  pinning?: 'off' | 'warn' | 'enforce'
+  /** The file approved definitions are kept in (written atomically, mode 0600); without it
+   *  they live as long as the manager. */
+  pinStore?: string
+  /**
    * How a tool's inputSchema becomes `parameters`. 'compat' (default): the original's lossy
    * conversion. 'faithful': as the server wrote it ($ref/$defs, anyOf/oneOf/allOf, type arrays,
    * formats, defaults, additionalProperties…), an external $ref never fetched, bounded in depth
@@ -191,7 +205,7 @@ export interface McpToolCallContext {
 export type McpBeforeToolCall = { block: string } | { params: Record<string, unknown> }
 
 /** What `manager.on(event, listener)` accepts, and what each listener receives. */
-export type McpManagerEvent = 'status' | 'toolsChanged' | 'toolCall' | 'serverLog'
+export type McpManagerEvent = 'status' | 'toolsChanged' | 'toolCall' | 'serverLog' | 'toolDefinitionChanged'
 
 export interface McpStatusEvent {
   server: string

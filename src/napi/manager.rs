@@ -291,6 +291,45 @@ impl McpManager {
         ))
     }
 
+    /// Accepts the current definitions of `server`'s tools (those named, by the server's own
+    /// tool names, or all) as approved: tools withheld under `pinning: 'enforce'` are offered
+    /// again. Returns the names approved; throws naming a bad argument or an unknown server.
+    #[napi(ts_args_type = "server: string, names?: string[]")]
+    pub fn approve_tools(
+        &self,
+        env: &Env,
+        server: Unknown,
+        names: Option<Unknown>,
+    ) -> Result<Vec<String>> {
+        let invalid = |e: String| Error::new(Status::InvalidArg, e);
+        let server = catalog::string_arg(server, "approveTools: server").map_err(invalid)?;
+        let names = match names {
+            None => None,
+            Some(value) => match super::json_from_js(env, value)? {
+                serde_json::Value::Null => None,
+                serde_json::Value::Array(items) => Some(
+                    items
+                        .into_iter()
+                        .map(|v| match v {
+                            serde_json::Value::String(s) => Ok(s),
+                            _ => Err(invalid(
+                                "approveTools: names must be an array of strings".to_owned(),
+                            )),
+                        })
+                        .collect::<Result<Vec<_>>>()?,
+                ),
+                _ => {
+                    return Err(invalid(
+                        "approveTools: names must be an array of strings".to_owned(),
+                    ));
+                }
+            },
+        };
+        self.inner
+            .approve_tools(&server, names.as_deref())
+            .map_err(invalid)
+    }
+
     /// `process.env` as it is now (remembered for restarts).
     fn env_now(&self, env: &Env) -> crate::secrets::EnvSource {
         let host_env = match self.read_env.borrow_back(env) {

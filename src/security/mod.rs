@@ -7,6 +7,7 @@
 
 pub mod detect;
 pub mod hygiene;
+pub mod pinning;
 pub mod wrap;
 
 mod fold;

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::server::{Builtin, Server, ToolEntry};
+use crate::security::pinning::Pin;
 use crate::bridge;
 use crate::config::{SchemaMode, TransportKind};
 use crate::error::{CallError, ConnectError};
@@ -461,6 +462,9 @@ pub(super) async fn list_tools(
                 .as_ref()
                 .map(|schema| Arc::new(serde_json::Value::Object((**schema).clone()))),
             builtin: None,
+            pin: serde_json::to_value(tool)
+                .ok()
+                .map(|raw| Arc::new(Pin::of(&raw))),
         }
     };
     let mut entries = Vec::new();
@@ -533,6 +537,7 @@ pub(super) async fn list_tools(
             parameters_json: Arc::from(bridge::convert_schema(Some(&schema)).to_string()),
             output_schema: None,
             builtin: Some(builtin),
+            pin: None,
         });
     }
     entries.shrink_to_fit();

@@ -36,6 +36,8 @@ pub struct ToolEntry {
     /// A tool this client makes of the server's resources or prompts (`resourceTools`,
     /// `promptTools`), answered by the manager instead of `tools/call`.
     pub builtin: Option<Builtin>,
+    /// The hashes of the definition as the server listed it (`None` for built-ins).
+    pub pin: Option<Arc<crate::security::pinning::Pin>>,
 }
 
 /// The tools made of what a server offers besides tools.
