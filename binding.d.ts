@@ -114,6 +114,22 @@ export interface McpViewSpec {
   toolNames?: 'compat' | 'openclaw'
 }
 
+/** A workspace root given to servers (`roots`, `setRoots`). */
+export interface McpRoot {
+  /** A `file://` URI. */
+  uri: string
+  name?: string
+}
+
+/** What a callback of `sampling`, `elicitation` or `roots` gets besides the request. */
+export interface McpClientRequestContext {
+  /** The server that asked. */
+  server: string
+  /** Aborted when the server cancels the request, its time (the server's toolTimeout) runs
+   *  out, or the manager shuts down. */
+  signal: AbortSignal
+}
+
 export interface McpManagerOptions {
   /** Receives every message the manager emits; secret values are masked. */
   logger?: McpLogger
@@ -144,6 +160,24 @@ export interface McpManagerOptions {
    * A server's own `results` wins.
    */
   results?: 'compat' | 'rich'
+  /**
+   * Answers servers' `sampling/createMessage` requests (the spec's `CreateMessageRequest`
+   * params in, a `CreateMessageResult` out). Declared to servers only when given; without it
+   * they get "method not found". A throw, a wrong answer or one later than the server's
+   * toolTimeout answers the server with an error.
+   */
+  sampling?: (request: any, ctx: McpClientRequestContext) => any
+  /**
+   * Answers servers' `elicitation/create` requests, form mode (`requestedSchema`) and URL mode
+   * (`mode: 'url'`, `url`, `elicitationId`), with `{ action: 'accept' | 'decline' | 'cancel',
+   * content? }`. Accepted form content is checked against `requestedSchema` first: content that
+   * does not match is never sent (the server gets an error naming the place). Without it every
+   * elicitation is declined, as before.
+   */
+  elicitation?: (request: any, ctx: McpClientRequestContext) => any
+  /** The roots servers get from `roots/list` (declared with `listChanged`): `file://` URIs, or a
+   *  function returning them. Without it servers get an empty list, as before. */
+  roots?: McpRoot[] | ((ctx: McpClientRequestContext) => McpRoot[] | Promise<McpRoot[]>)
   /**
    * Text hygiene on everything bound for the model (results, progress, resources, prompts,
    * labels and descriptions): Unicode tag characters (decoded for the detector first), bidi
@@ -363,6 +397,12 @@ export declare class McpManager {
    * `spec`.
    */
   view(spec?: McpViewSpec): McpView
+  /**
+   * Replaces the roots (an array of `{ uri, name? }` with `file://` URIs, or a function
+   * returning one) and sends `notifications/roots/list_changed` to every ready server.
+   * Rejects, changing nothing, on bad roots or when the manager was created without `roots`.
+   */
+  setRoots(roots: McpRoot[] | ((ctx: { server: string; signal: AbortSignal }) => McpRoot[] | Promise<McpRoot[]>)): Promise<void>
   /**
    * Accepts the current definitions of `server`'s tools (those named, by the server's own
    * tool names, or all) as approved: tools withheld under `pinning: 'enforce'` are offered

@@ -93,7 +93,22 @@ const manager = new addon.McpManager(
   },
   // json-schema-2020-12-preservation checks the schema the client gives the model: the
   // faithful conversion is what keeps it.
-  { logger, shutdownGraceMs: 500, ...(scenario === 'json-schema-2020-12-preservation' ? { schemas: 'faithful' } : {}) },
+  {
+    logger,
+    shutdownGraceMs: 500,
+    ...(scenario === 'json-schema-2020-12-preservation' ? { schemas: 'faithful' } : {}),
+    // A host with no user at hand accepts a form with the defaults the server gave its fields
+    // (elicitation-sep1034-client-defaults checks that every default arrives).
+    elicitation: (request) => {
+      say('info', `elicitation: ${JSON.stringify(request).slice(0, 400)}`)
+      if (request.mode === 'url') return { action: 'decline' }
+      const content = {}
+      for (const [name, prop] of Object.entries(request.requestedSchema?.properties ?? {})) {
+        if (prop && 'default' in prop) content[name] = prop.default
+      }
+      return { action: 'accept', content }
+    },
+  },
 )
 try {
   say('info', `scenario ${scenario}: connecting to ${url.origin}${url.pathname}`)

@@ -34,8 +34,8 @@ fi
 CONFORMANCE_NEXT_VERSION=0.2.0-alpha.12
 NEXT_SCENARIOS=(json-schema-2020-12-preservation)
 TOOLS_NEXT=$ROOT/target/conformance-tools-next
-# The manager has no elicitation UI: it declines elicitation/create (docs/conformance.md).
-EXPECTED_FAILURES=(elicitation-sep1034-client-defaults)
+# None: the conformance client answers elicitation with the schema's defaults (docs/conformance.md).
+EXPECTED_FAILURES=()
 
 # 1. The runner and a Node >= 22 for it, in their own directory (its own package.json keeps
 #    npm from walking up to the repo's and pruning the repo's node_modules).
@@ -68,8 +68,12 @@ echo "conformance: addon $MCP_NATIVE_ADDON" >&2
 mkdir -p "$RESULTS"
 BASELINE=$RESULTS/expected-failures.yml
 {
-  echo "client:"
-  for s in "${EXPECTED_FAILURES[@]}"; do echo "  - $s"; done
+  if [ ${#EXPECTED_FAILURES[@]} -eq 0 ]; then
+    echo "client: []"
+  else
+    echo "client:"
+    for s in ${EXPECTED_FAILURES[@]+"${EXPECTED_FAILURES[@]}"}; do echo "  - $s"; done
+  fi
 } > "$BASELINE"
 
 passed=0
@@ -79,7 +83,7 @@ failures=()
 for scenario in "${SCENARIOS[@]}"; do
   echo "=== conformance scenario: $scenario" >&2
   is_expected=0
-  for s in "${EXPECTED_FAILURES[@]}"; do [ "$s" = "$scenario" ] && is_expected=1; done
+  for s in ${EXPECTED_FAILURES[@]+"${EXPECTED_FAILURES[@]}"}; do [ "$s" = "$scenario" ] && is_expected=1; done
   log=$RESULTS/$scenario.log
   set +e
   runner=$TOOLS

@@ -194,7 +194,10 @@ async fn a_call_through_a_view_outside_its_policy_is_refused() {
     use openclaw_mcp_native::manager::{CallRequest, ViewSpec};
     let mut options = ManagerOptions::default();
     options.policy = ToolPolicy::new(Vec::<String>::new(), ["mcp_b_echo".to_owned()]);
-    let h = Harness::with_options(vec![fault_server("a", &[]), fault_server("b", &[])], options);
+    let h = Harness::with_options(
+        vec![fault_server("a", &[]), fault_server("b", &[])],
+        options,
+    );
     h.manager.start().await;
     let view = h
         .manager
@@ -235,13 +238,24 @@ async fn a_call_through_a_view_outside_its_policy_is_refused() {
         )
     };
     // Allowed: offered by the view.
-    let ok = h.manager.execute_call(through(0, "echo", "mcp_a_echo")).await;
+    let ok = h
+        .manager
+        .execute_call(through(0, "echo", "mcp_a_echo"))
+        .await;
     assert!(ok.text.contains("hi"), "{}", ok.text);
     // The view's deny, whatever name is presented.
     refused(h.manager.execute_call(through(0, "add", "mcp_a_add")).await);
-    refused(h.manager.execute_call(through(0, "add", "mcp_a_plus")).await);
+    refused(
+        h.manager
+            .execute_call(through(0, "add", "mcp_a_plus"))
+            .await,
+    );
     // The manager's deny, on the manager's name for the tool.
-    refused(h.manager.execute_call(through(1, "echo", "mcp_b_echo")).await);
+    refused(
+        h.manager
+            .execute_call(through(1, "echo", "mcp_b_echo"))
+            .await,
+    );
     refused(h.manager.execute_call(through(1, "echo", "renamed")).await);
 
     // A view of server a alone refuses a call to server b.

@@ -643,8 +643,14 @@ async fn loader_hijack_variables_are_withheld_unless_named() {
     let host = EnvSource::fixed([
         ("PATH".to_owned(), std::env::var("PATH").unwrap_or_default()),
         ("HOME".to_owned(), "/tmp".to_owned()),
-        ("NODE_OPTIONS".to_owned(), format!("--require {}", hook.display())),
-        ("LD_PRELOAD".to_owned(), "/nonexistent/libhijack.so".to_owned()),
+        (
+            "NODE_OPTIONS".to_owned(),
+            format!("--require {}", hook.display()),
+        ),
+        (
+            "LD_PRELOAD".to_owned(),
+            "/nonexistent/libhijack.so".to_owned(),
+        ),
         ("KEEP_ME".to_owned(), "yes".to_owned()),
     ]);
     let inherit = fault_server("inherit", &[]);
@@ -699,6 +705,9 @@ async fn loader_hijack_variables_are_withheld_unless_named() {
             h.dump()
         );
     }
-    assert!(h.logged(Level::Warn, "MCP server 'passthrough': not passing LD_PRELOAD from"));
+    assert!(h.logged(
+        Level::Warn,
+        "MCP server 'passthrough': not passing LD_PRELOAD from"
+    ));
     h.manager.shutdown().await;
 }

@@ -17,6 +17,7 @@ import {
   type McpConfig,
   type McpLogger,
   type McpReloadReport,
+  type McpRoot,
   type McpServerStatus,
   type McpView,
   type McpViewSpec,
@@ -40,6 +41,14 @@ async function gateway(): Promise<void> {
   }
   const manager = new McpManager(checked.data, { logger, wrapFormat: 'id', shutdownGraceMs: 500, hygiene: 'on', pinning: 'enforce', pinStore: '/var/lib/gateway/pins.json' })
   const approved: string[] = manager.approveTools('files', ['read_file'])
+  const asking = new McpManager(checked.data, {
+    sampling: async (request, { server, signal }) => ({ role: 'assistant', content: { type: 'text', text: `${server}: ${String(request)}` }, model: 'm', aborted: signal.aborted }),
+    elicitation: (request) => (request.mode === 'url' ? { action: 'decline' } : { action: 'accept', content: {} }),
+    roots: [{ uri: 'file:///srv', name: 'srv' }],
+  })
+  const roots: McpRoot[] = [{ uri: 'file:///work' }]
+  await asking.setRoots(roots)
+  await asking.setRoots(async ({ server }) => [{ uri: `file:///work/${server}` }])
   void approved
   await manager.start()
   const statuses: McpServerStatus[] = manager.getStatus().map((s) => s.status)

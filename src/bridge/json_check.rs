@@ -7,9 +7,27 @@ use serde_json::Value;
 /// The first place `value` breaks `schema`, as `at <JSON pointer>: <what>` (`at /` for the
 /// value itself); `None` when it conforms.
 pub fn first_error(schema: &Value, value: &Value) -> Option<String> {
+    first_failure(schema, value).map(|(path, what)| match path {
+        Some(path) => format!("at {path}: {what}"),
+        None => what,
+    })
+}
+
+/// Where `value` first breaks `schema`, as `at <JSON pointer>`, without saying what the value
+/// there was (for answers that should not repeat what a user typed); `None` when it conforms.
+pub fn first_error_place(schema: &Value, value: &Value) -> Option<String> {
+    first_failure(schema, value).map(|(path, what)| match path {
+        Some(path) => format!("at {path}"),
+        None => what,
+    })
+}
+
+/// The JSON pointer of the first failure (`None` when the schema itself is unusable) and the
+/// validator's message.
+fn first_failure(schema: &Value, value: &Value) -> Option<(Option<String>, String)> {
     let validator = match jsonschema::validator_for(schema) {
         Ok(validator) => validator,
-        Err(error) => return Some(format!("the schema cannot be used: {error}")),
+        Err(error) => return Some((None, format!("the schema cannot be used: {error}"))),
     };
     let error = validator.iter_errors(value).next()?;
     let path = error.instance_path().to_string();
@@ -18,7 +36,7 @@ pub fn first_error(schema: &Value, value: &Value) -> Option<String> {
     } else {
         path
     };
-    Some(format!("at {path}: {error}"))
+    Some((Some(path), error.to_string()))
 }
 
 #[cfg(test)]

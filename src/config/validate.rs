@@ -12,9 +12,9 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DefaultScope, EnvPolicy, PinPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT,
-    McpConfig, ResultMode, SchemaMode, ServerConfig, TransportKind, ValidatedConfig,
-    server_defaults,
+    DefaultScope, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
+    MAX_TOOLS_LIMIT, McpConfig, PinPolicy, ResultMode, SchemaMode, ServerConfig, TransportKind,
+    ValidatedConfig, server_defaults,
 };
 use super::values::{display_value, excerpt, type_name};
 

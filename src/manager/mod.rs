@@ -333,7 +333,9 @@ impl Manager {
         };
         let roster = self.roster();
         let servers: Vec<_> = roster.current().collect();
-        let Some(position) = servers.iter().position(|(slot, _)| *slot == call.server_index)
+        let Some(position) = servers
+            .iter()
+            .position(|(slot, _)| *slot == call.server_index)
         else {
             return false;
         };
@@ -402,10 +404,39 @@ impl Manager {
             .is_none_or(|at| !withheld[at])
     }
 
+    /// `setRoots(roots)`: the roots every server gets from now on, and
+    /// `notifications/roots/list_changed` to every ready server. Fails, changing nothing, when
+    /// the manager was not given `roots` (it declared no roots capability to its servers).
+    pub async fn set_roots(&self, roots: crate::session::RootsSource) -> Result<usize, String> {
+        let Some(slot) = &self.runtime.client_requests.roots else {
+            return Err(
+                "setRoots: the manager was created without the roots option, so its servers were told it has no roots"
+                    .to_owned(),
+            );
+        };
+        *slot.write().unwrap_or_else(|p| p.into_inner()) = roots;
+        let peers: Vec<_> = self
+            .roster()
+            .current()
+            .filter_map(|(_, s)| s.ready_peer().ok())
+            .collect();
+        let mut told = 0;
+        for peer in peers {
+            if peer.notify_roots_list_changed().await.is_ok() {
+                told += 1;
+            }
+        }
+        Ok(told)
+    }
+
     /// `approveTools(server, names?)`: the current definitions of `server`'s tools (those
     /// named, by the server's own names, or all) become the approved ones; returns the names
     /// approved. Withheld tools are offered again (`toolsChanged` says so).
-    pub fn approve_tools(&self, server: &str, names: Option<&[String]>) -> Result<Vec<String>, String> {
+    pub fn approve_tools(
+        &self,
+        server: &str,
+        names: Option<&[String]>,
+    ) -> Result<Vec<String>, String> {
         let roster = self.roster();
         let Some((_, found)) = roster.named(server) else {
             return Err(format!("approveTools: no MCP server named '{server}'"));

@@ -132,7 +132,8 @@ impl PinBook {
                 .insert(tool.mcp_name.clone(), (**pin).clone());
             done.push(tool.mcp_name.clone());
         }
-        book.reported.retain(|(s, t, _)| !(s == server && done.contains(t)));
+        book.reported
+            .retain(|(s, t, _)| !(s == server && done.contains(t)));
         book.generation += 1;
         self.save(&book, log);
         done
@@ -191,7 +192,10 @@ impl PinBook {
             .collect();
         let text = serde_json::json!({ "version": 1, "servers": servers }).to_string();
         if let Err(e) = write_atomically(path, text.as_bytes()) {
-            log.warn(&format!("pinStore {}: cannot write it: {e}", path.display()));
+            log.warn(&format!(
+                "pinStore {}: cannot write it: {e}",
+                path.display()
+            ));
         }
     }
 }

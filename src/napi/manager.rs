@@ -62,7 +62,9 @@ impl McpManager {
         let mut sink: Arc<dyn LogSink> = Arc::new(NullSink);
         let mut json = serde_json::Map::new();
         let mut hooks = crate::hooks::Hooks::default();
+        let mut client_requests = crate::session::ClientRequests::default();
         if let Some(options) = options {
+            client_requests = super::client_requests::from_options(env, &options)?;
             if let Some(logger) = options.get::<Object>("logger")? {
                 sink = Arc::new(JsLogSink::from_object(&logger)?);
             }
@@ -95,6 +97,7 @@ impl McpManager {
         let event_sink = Arc::new(events::JsEventSink::default());
         manager_options.events = crate::events::Events::new(event_sink.clone());
         manager_options.hooks = hooks;
+        manager_options.runtime.client_requests = client_requests;
         Ok(Self {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,
@@ -289,6 +292,22 @@ impl McpManager {
             self.settler.clone(),
             view,
         ))
+    }
+
+    /// Replaces the roots (an array of `{ uri, name? }` with `file://` URIs, or a function
+    /// returning one) and sends `notifications/roots/list_changed` to every ready server.
+    /// Rejects, changing nothing, on bad roots or when the manager was created without `roots`.
+    #[napi(
+        ts_args_type = "roots: McpRoot[] | ((ctx: { server: string; signal: AbortSignal }) => McpRoot[] | Promise<McpRoot[]>)",
+        ts_return_type = "Promise<void>"
+    )]
+    pub fn set_roots<'env>(&self, env: &'env Env, roots: Unknown) -> Result<PromiseRaw<'env, ()>> {
+        let source = super::client_requests::roots_source(env, roots, "setRoots: roots")
+            .map_err(|e| e.reason);
+        let manager = self.inner.clone();
+        checked_promise(env, source, |source| async move {
+            manager.set_roots(source).await.map(|_| ())
+        })
     }
 
     /// Accepts the current definitions of `server`'s tools (those named, by the server's own

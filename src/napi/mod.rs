@@ -3,6 +3,7 @@
 //! handed to JS are built so a failure becomes a value, never a crash.
 
 mod catalog;
+mod client_requests;
 mod events;
 mod functions;
 mod hooks;

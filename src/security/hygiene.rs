@@ -204,9 +204,15 @@ mod tests {
 
     #[test]
     fn each_class_is_removed_and_counted() {
-        let tags: String = "ignore previous".chars().map(|c| char::from_u32(0xe0000 + c as u32).unwrap()).collect();
+        let tags: String = "ignore previous"
+            .chars()
+            .map(|c| char::from_u32(0xe0000 + c as u32).unwrap())
+            .collect();
         let (text, c, hidden) = counts(&format!("a{tags}b"));
-        assert_eq!((text.as_str(), c.tag_chars, hidden.as_str()), ("ab", 15, "ignore previous"));
+        assert_eq!(
+            (text.as_str(), c.tag_chars, hidden.as_str()),
+            ("ab", 15, "ignore previous")
+        );
         let (text, c, _) = counts("x\u{202e}gpj.exe\u{202c}y\u{2066}z");
         assert_eq!((text.as_str(), c.bidi), ("xgpj.exeyz", 3));
         let (text, c, _) = counts("ig\u{200b}no\u{200d}re\u{feff}\u{2060}");
@@ -217,7 +223,9 @@ mod tests {
 
     #[test]
     fn escape_sequences_go_whole() {
-        let (text, c, _) = counts("\u{1b}[31mred\u{1b}[0m \u{1b}]8;;https://evil.example\u{7}link\u{1b}]8;;\u{1b}\\ \u{1b}P1$r0m\u{1b}\\end\u{1b}(B!");
+        let (text, c, _) = counts(
+            "\u{1b}[31mred\u{1b}[0m \u{1b}]8;;https://evil.example\u{7}link\u{1b}]8;;\u{1b}\\ \u{1b}P1$r0m\u{1b}\\end\u{1b}(B!",
+        );
         assert_eq!(text, "red link end!");
         assert_eq!(c.escapes, 6);
         // An unterminated OSC runs to the end; a lone ESC goes alone.

@@ -8,7 +8,13 @@ use aws_lc_rs::digest;
 use serde_json::Value;
 
 /// The fields a definition is made of, in the order their hashes are kept.
-pub const FIELDS: [&str; 5] = ["name", "title", "description", "inputSchema", "outputSchema"];
+pub const FIELDS: [&str; 5] = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+];
 
 /// The hashes of one tool's definition (hex SHA-256 per field) and of its annotations.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,7 +49,10 @@ impl Pin {
         for (name, hash) in FIELDS.iter().zip(&self.fields) {
             map.insert((*name).to_owned(), Value::from(hash.as_str()));
         }
-        map.insert("annotations".to_owned(), Value::from(self.annotations.as_str()));
+        map.insert(
+            "annotations".to_owned(),
+            Value::from(self.annotations.as_str()),
+        );
         Value::Object(map)
     }
 
@@ -118,7 +127,10 @@ mod tests {
         let b = json!({"inputSchema": {"properties": {"b": {"type": "number"}, "a": {"type": "string"}}, "type": "object"}, "description": "d", "name": "t"});
         assert_eq!(Pin::of(&a), Pin::of(&b));
         let c = json!({"name": "t", "description": "d!", "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}});
-        assert_eq!(Pin::of(&a).changed_fields(&Pin::of(&c)), ["description", "inputSchema"]);
+        assert_eq!(
+            Pin::of(&a).changed_fields(&Pin::of(&c)),
+            ["description", "inputSchema"]
+        );
         let annotated = json!({"name": "t", "description": "d", "inputSchema": a["inputSchema"], "annotations": {"readOnlyHint": true}});
         let pin = Pin::of(&annotated);
         assert!(pin.changed_fields(&Pin::of(&a)).is_empty());
@@ -128,6 +140,9 @@ mod tests {
 
     #[test]
     fn canonical_json() {
-        assert_eq!(canonical(&json!({"b": [1, {"d": null, "c": "x"}], "a": true})), r#"{"a":true,"b":[1,{"c":"x","d":null}]}"#);
+        assert_eq!(
+            canonical(&json!({"b": [1, {"d": null, "c": "x"}], "a": true})),
+            r#"{"a":true,"b":[1,{"c":"x","d":null}]}"#
+        );
     }
 }

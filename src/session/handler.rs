@@ -1,17 +1,25 @@
 //! What we tell a server about ourselves, and where its notifications go that are not routed
 //! on the wire (list changes to the supervisor, log messages to the log).
 
+// Sampling and roots are deprecated by SEP-2577 (2026-07-28); 2025-11-25 servers still ask.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 
 use rmcp::ClientHandler;
+use rmcp::ErrorData as McpError;
 #[allow(deprecated)] // the same
 use rmcp::model::LoggingLevel;
 #[allow(deprecated)] // servers on protocol versions before SEP-2577 still send logging
 use rmcp::model::LoggingMessageNotificationParam;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::model::{
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, Implementation, ListRootsResult, ProtocolVersion,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use tokio::sync::Notify;
 
+use super::ClientRequests;
 use crate::events::{Event, Events};
 use crate::log::Log;
 
@@ -32,6 +40,10 @@ pub struct SessionHandler {
     resources_changed: Option<Callback>,
     events: Events,
     log: Log,
+    /// The host's answers to sampling, elicitation and roots requests, and how long each may
+    /// take (the server's `toolTimeout`).
+    requests: ClientRequests,
+    request_deadline: std::time::Duration,
 }
 
 impl SessionHandler {
@@ -42,7 +54,20 @@ impl SessionHandler {
             resources_changed: None,
             events: Events::default(),
             log,
+            requests: ClientRequests::default(),
+            request_deadline: std::time::Duration::from_secs(60),
         }
+    }
+
+    /// Answers what the server asks of its client with `requests`, each within `deadline`.
+    pub fn with_requests(
+        mut self,
+        requests: ClientRequests,
+        deadline: std::time::Duration,
+    ) -> Self {
+        self.requests = requests;
+        self.request_deadline = deadline;
+        self
     }
 
     /// Sends the server's log messages to `serverLog` listeners too.
@@ -58,13 +83,64 @@ impl SessionHandler {
     }
 }
 
+impl SessionHandler {
+    /// Logs why a request of the server's was answered with an error (not for a capability we
+    /// never declared: that is the spec's answer, not a failure).
+    fn refused<T>(&self, what: &str, answer: Result<T, McpError>) -> Result<T, McpError> {
+        if let Err(error) = &answer
+            && error.code != rmcp::model::ErrorCode::METHOD_NOT_FOUND
+        {
+            self.log.warn(&format!(
+                "MCP server '{}' {what} request answered with an error: {}",
+                self.server, error.message
+            ));
+        }
+        answer
+    }
+}
+
 impl ClientHandler for SessionHandler {
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.requests.capabilities(),
             Implementation::new(CLIENT_NAME, CLIENT_VERSION),
         )
         .with_protocol_version(PROTOCOL_VERSION)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        let answer = self
+            .requests
+            .create_message(&self.server, params, self.request_deadline, context.ct)
+            .await;
+        self.refused("sampling", answer)
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        let answer = self
+            .requests
+            .create_elicitation(&self.server, request, self.request_deadline, context.ct)
+            .await;
+        self.refused("elicitation", answer)
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, McpError> {
+        let answer = self
+            .requests
+            .list_roots(&self.server, self.request_deadline, context.ct)
+            .await;
+        self.refused("roots", answer)
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

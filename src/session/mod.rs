@@ -10,6 +10,7 @@ mod answers;
 mod handler;
 mod loss;
 mod progress;
+mod requests;
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ pub use answers::OwnAnswers;
 pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler};
 pub use loss::EndOnLoss;
 pub use progress::{Progress, ProgressRouter, ProgressTap};
+pub use requests::{ClientRequests, RootsSource, parse_roots};
 
 use crate::transport::stdio::ServerProcess;
 

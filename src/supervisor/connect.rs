@@ -13,11 +13,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::server::{Builtin, Server, ToolEntry};
-use crate::security::pinning::Pin;
 use crate::bridge;
 use crate::config::{SchemaMode, TransportKind};
 use crate::error::{CallError, ConnectError};
 use crate::secrets::{EnvSource, SecretResolver};
+use crate::security::pinning::Pin;
 use crate::session::{InitFailure, Session, SessionHandler, SessionSetup};
 use crate::transport::http::{self, HttpSpec, InitialAnswer};
 use crate::transport::net::{self, Target};
@@ -63,7 +63,11 @@ pub(super) async fn connect(
                 let cache = server.resource_cache.clone();
                 move || cache.clear()
             })
-            .with_events(server.events.clone()),
+            .with_events(server.events.clone())
+            .with_requests(
+                server.options.client_requests.clone(),
+                Duration::from_millis(config.tool_timeout_ms),
+            ),
         progress: server.progress.clone(),
         lost: None,
         deadline,

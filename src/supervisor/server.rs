@@ -140,6 +140,8 @@ pub struct RuntimeOptions {
     pub sse_idle_timeout: Duration,
     /// `schemas` of the manager (a server's own wins).
     pub schemas: crate::config::SchemaMode,
+    /// The host's answers to sampling, elicitation and roots requests.
+    pub client_requests: crate::session::ClientRequests,
 }
 
 impl Default for RuntimeOptions {
@@ -150,6 +152,7 @@ impl Default for RuntimeOptions {
             restart_budget_reset: Duration::from_secs(60),
             sse_idle_timeout: Duration::from_secs(60),
             schemas: crate::config::SchemaMode::Compat,
+            client_requests: crate::session::ClientRequests::default(),
         }
     }
 }

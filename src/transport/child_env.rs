@@ -30,13 +30,39 @@ const LOADER_HIJACK_PREFIXES: &[&str] = &["DYLD_"];
 
 /// What `minimal` passes: enough to find programs, a home, a locale, a terminal, temp dirs.
 const MINIMAL: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG", "LANGUAGE", "TZ", "TMPDIR",
-    "TEMP", "TMP",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "TERM",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
     // Windows.
-    "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "USERPROFILE", "USERNAME", "USERDOMAIN",
-    "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
-    "COMMONPROGRAMFILES", "HOMEDRIVE", "HOMEPATH", "SYSTEMDRIVE", "COMPUTERNAME",
-    "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS",
+    "SYSTEMROOT",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "USERPROFILE",
+    "USERNAME",
+    "USERDOMAIN",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
+    "PROGRAMFILES(X86)",
+    "COMMONPROGRAMFILES",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "SYSTEMDRIVE",
+    "COMPUTERNAME",
+    "NUMBER_OF_PROCESSORS",
+    "PROCESSOR_ARCHITECTURE",
+    "OS",
 ];
 
 /// Whether `name` is a loader-hijack variable.
@@ -90,17 +116,33 @@ mod tests {
 
     #[test]
     fn inherit_withholds_only_loader_hijack_variables() {
-        let host = ["PATH", "NODE_OPTIONS", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "API_TOKEN"];
+        let host = [
+            "PATH",
+            "NODE_OPTIONS",
+            "LD_PRELOAD",
+            "DYLD_INSERT_LIBRARIES",
+            "API_TOKEN",
+        ];
         assert_eq!(
             withheld(host, false, &[]),
             ["NODE_OPTIONS", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES"]
         );
-        assert_eq!(withheld(host, false, &["NODE_OPTIONS"]), ["LD_PRELOAD", "DYLD_INSERT_LIBRARIES"]);
+        assert_eq!(
+            withheld(host, false, &["NODE_OPTIONS"]),
+            ["LD_PRELOAD", "DYLD_INSERT_LIBRARIES"]
+        );
     }
 
     #[test]
     fn minimal_passes_the_allowlist_and_what_the_config_names() {
-        let host = ["PATH", "HOME", "LC_ALL", "AWS_SECRET_ACCESS_KEY", "PYTHONPATH", "EXTRA"];
+        let host = [
+            "PATH",
+            "HOME",
+            "LC_ALL",
+            "AWS_SECRET_ACCESS_KEY",
+            "PYTHONPATH",
+            "EXTRA",
+        ];
         assert_eq!(
             withheld(host, true, &["EXTRA"]),
             ["AWS_SECRET_ACCESS_KEY", "PYTHONPATH"]
