@@ -219,6 +219,22 @@ export async function waitForDeath(pids: number[], timeout = 5_000): Promise<num
   }
 }
 
+/** Pids of the live processes whose command line has `tag` as one of its arguments. */
+export function processesTagged(tag: string): number[] {
+  const out: number[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const pid = Number(entry)
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      if (cmdline.includes(tag) && isAlive(pid)) out.push(pid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
+}
+
 const trackedPids = new Set<number>()
 /** Pids that cleanup() SIGKILLs if a failed test left them running. */
 export function trackPids(...pids: number[]): void {

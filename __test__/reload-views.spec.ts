@@ -10,6 +10,7 @@ import {
   faultServer,
   isAlive,
   native,
+  processesTagged,
   readPidFile,
   tempDir,
   trackPids,
@@ -20,22 +21,6 @@ import {
 } from './helpers'
 
 afterEach(cleanup)
-
-/** Pids of the live processes whose command line holds `tag`. */
-function processesTagged(tag: string): number[] {
-  const out: number[] = []
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    const pid = Number(entry)
-    try {
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
-      if (cmdline.includes(tag) && isAlive(pid)) out.push(pid)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out
-}
 
 const names = (tools: Array<{ name: string }>) => tools.map((t) => t.name)
 

@@ -7,6 +7,7 @@
 //! (result text), the [redactor](secrets::Redactor) (no secret reaches the model),
 //! [`security`] (the untrusted-content wrapper) and [`tool_result`] (the contract's shapes).
 
+pub mod atomic_file;
 pub mod bridge;
 pub mod config;
 pub mod error;

@@ -89,6 +89,7 @@ impl ManagerOptions {
         "hygiene",
         "pinning",
         "pinStore",
+        "cacheDir",
     ];
 
     /// `McpManagerOptions` as JSON: `wrapFormat`, `toolNames`, `allow`, `deny`,
@@ -159,6 +160,17 @@ impl ManagerOptions {
                 _ => {
                     return Err(format!(
                         "Invalid pinStore '{}': expected the path of a file",
+                        shown(value)
+                    ));
+                }
+            }
+        }
+        if let Some(value) = get("cacheDir") {
+            match value.as_str() {
+                Some(dir) if !dir.is_empty() => out.runtime.cache_dir = Some(dir.into()),
+                _ => {
+                    return Err(format!(
+                        "Invalid cacheDir '{}': expected the path of a directory",
                         shown(value)
                     ));
                 }

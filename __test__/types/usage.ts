@@ -47,6 +47,9 @@ async function gateway(): Promise<void> {
     roots: [{ uri: 'file:///srv', name: 'srv' }],
   })
   const roots: McpRoot[] = [{ uri: 'file:///work' }]
+  const lazy = new McpManager({ servers: { idle: { command: 'node', args: ['s.js'], lazy: true, idleTimeoutMs: 60_000, cacheDir: '/var/cache/mcp' } } }, { cacheDir: '/var/cache/mcp' })
+  const running: boolean[] = lazy.getStatus().map((s) => s.running)
+  void running
   await asking.setRoots(roots)
   await asking.setRoots(async ({ server }) => [{ uri: `file:///work/${server}` }])
   void approved

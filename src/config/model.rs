@@ -255,6 +255,12 @@ pub struct ServerConfig {
     pub hygiene: Option<bool>,
     /// `pinning`; `None` takes the manager's.
     pub pinning: Option<PinPolicy>,
+    /// `idleTimeoutMs`: a server with no call for this long is stopped (its tools stay
+    /// offered; the next call starts it again). `None`: never.
+    pub idle_timeout_ms: Option<u64>,
+    /// `cacheDir`: where this server's tool list is kept between runs (`lazy` starts from it);
+    /// `None` takes the manager's.
+    pub cache_dir: Option<String>,
 }
 
 /// `pinning`: what a tool whose definition changed since it was approved gets.
@@ -341,6 +347,8 @@ impl ServerConfig {
             env_passthrough: Vec::new(),
             hygiene: None,
             pinning: None,
+            idle_timeout_ms: None,
+            cache_dir: None,
         }
     }
 
@@ -403,6 +411,8 @@ impl fmt::Debug for ServerConfig {
             .field("env_passthrough", &self.env_passthrough)
             .field("hygiene", &self.hygiene)
             .field("pinning", &self.pinning)
+            .field("idle_timeout_ms", &self.idle_timeout_ms)
+            .field("cache_dir", &self.cache_dir)
             .finish()
     }
 }

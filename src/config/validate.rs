@@ -299,6 +299,11 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
                 }
             }
         }
+        "idleTimeoutMs" => s.idle_timeout_ms = check_duration(p, val, issues),
+        "cacheDir" => match check_string(p, val, issues) {
+            Some(dir) if dir.is_empty() => issues.push(p, "Must be a directory path, not empty"),
+            dir => s.cache_dir = dir,
+        },
         "pinning" => {
             if let Some(t) = check_string(p, val, issues) {
                 match PinPolicy::parse(&t) {

@@ -53,6 +53,8 @@ pub struct StatusEntry {
     pub tool_count: usize,
     /// The transport of the last successful connection (`stdio`, `streamable-http`, `sse`).
     pub transport: Option<&'static str>,
+    /// A session is up: false while an idle or lazy server has no process.
+    pub running: bool,
 }
 
 /// An agent tool with the routing it needs: which server, under which name there.
@@ -233,6 +235,7 @@ impl Manager {
                     status: snap.status,
                     tool_count: snap.tools.len(),
                     transport: snap.transport,
+                    running: snap.running,
                 }
             })
             .collect()

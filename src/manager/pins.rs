@@ -191,40 +191,11 @@ impl PinBook {
             })
             .collect();
         let text = serde_json::json!({ "version": 1, "servers": servers }).to_string();
-        if let Err(e) = write_atomically(path, text.as_bytes()) {
+        if let Err(e) = crate::atomic_file::write(path, text.as_bytes()) {
             log.warn(&format!(
                 "pinStore {}: cannot write it: {e}",
                 path.display()
             ));
         }
     }
-}
-
-/// Writes `bytes` to a temporary file beside `path` (mode 0600 on Unix) and renames it over
-/// `path`, so a reader sees the old file or the new one, never a part.
-fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir)?;
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }

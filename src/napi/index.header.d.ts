@@ -15,8 +15,17 @@ export interface SecretRef {
 export interface McpServerConfig {
   /** Default true; a disabled server is skipped entirely. */
   enabled?: boolean
-  /** Accepted for compatibility; has no effect. */
+  /** No process at `start()`: the tools come from the tool cache under `cacheDir` or, without
+   *  one, from one discovery run after which the server stops; the first call starts it.
+   *  Default false. */
   lazy?: boolean
+  /** Stop the server (its whole process tree) after this many ms without a call; its tools
+   *  stay offered and the next call starts it again, waiting for it within `timeout`.
+   *  Default: never. */
+  idleTimeoutMs?: number
+  /** Where this server's tool list is kept between runs (keyed by its command/URL, args and the
+   *  names, never the values, of its env and headers); default the manager's `cacheDir`. */
+  cacheDir?: string
   /** Default 'stdio'. 'streamable-http' is current OpenClaw's name for 'http'. */
   transport?: McpTransport
   /** stdio: the program to run (no shell). */
@@ -198,6 +207,8 @@ export interface McpManagerOptions {
   /** The file approved definitions are kept in (written atomically, mode 0600); without it
    *  they live as long as the manager. */
   pinStore?: string
+  /** Where servers' tool lists are kept between runs (see `McpServerConfig.lazy`). */
+  cacheDir?: string
   /**
    * How a tool's inputSchema becomes `parameters`. 'compat' (default): the original's lossy
    * conversion. 'faithful': as the server wrote it ($ref/$defs, anyOf/oneOf/allOf, type arrays,

@@ -23,6 +23,9 @@ pub struct McpServerStatusEntry {
     pub tool_count: u32,
     /// The transport of the last successful connection: `stdio`, `streamable-http` or `sse`.
     pub transport: Option<String>,
+    /// A session is up: false while an idle (`idleTimeoutMs`) or lazy server has no process,
+    /// whatever its status.
+    pub running: bool,
 }
 
 /// What `reconfigure` did, by server name.
@@ -369,6 +372,7 @@ impl McpManager {
                 status: s.status.as_str().to_owned(),
                 tool_count: s.tool_count as u32,
                 transport: s.transport.map(str::to_owned),
+                running: s.running,
             })
             .collect()
     }

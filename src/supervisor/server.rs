@@ -124,6 +124,20 @@ pub struct Snapshot {
     pub peer: Option<Peer<RoleClient>>,
     /// The transport of the last successful connection: `stdio`, `streamable-http` or `sse`.
     pub transport: Option<&'static str>,
+    /// A session is up (false while an idle or lazy server has no process, whatever `status`).
+    pub running: bool,
+}
+
+/// A call under way, as the idle timer counts it.
+struct CallActivity<'a>(&'a Server);
+
+impl Drop for CallActivity<'_> {
+    fn drop(&mut self) {
+        self.0
+            .in_flight
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+        self.0.activity.notify_waiters();
+    }
 }
 
 /// Settings shared by every server of a manager.
@@ -142,6 +156,8 @@ pub struct RuntimeOptions {
     pub schemas: crate::config::SchemaMode,
     /// The host's answers to sampling, elicitation and roots requests.
     pub client_requests: crate::session::ClientRequests,
+    /// `cacheDir` of the manager (a server's own wins).
+    pub cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for RuntimeOptions {
@@ -153,6 +169,7 @@ impl Default for RuntimeOptions {
             sse_idle_timeout: Duration::from_secs(60),
             schemas: crate::config::SchemaMode::Compat,
             client_requests: crate::session::ClientRequests::default(),
+            cache_dir: None,
         }
     }
 }
@@ -169,6 +186,11 @@ pub struct Server {
     published: tokio::sync::Notify,
     /// The loader-hijack variables it was not given were reported (once per server).
     pub(super) env_warned: std::sync::atomic::AtomicBool,
+    /// Tool calls under way, and a wake for the idle timer at each start and end of one.
+    pub(super) in_flight: std::sync::atomic::AtomicUsize,
+    pub(super) activity: tokio::sync::Notify,
+    /// A call asks an idle server's supervisor to start it again.
+    pub(super) wake: tokio::sync::Notify,
     pub(super) log: Log,
     pub(super) options: Arc<RuntimeOptions>,
 }
@@ -185,6 +207,7 @@ impl Server {
             tools: Arc::new(Vec::new()),
             peer: None,
             transport: None,
+            running: false,
         });
         Arc::new(Self {
             config,
@@ -197,6 +220,9 @@ impl Server {
             events,
             published: tokio::sync::Notify::new(),
             env_warned: std::sync::atomic::AtomicBool::new(false),
+            in_flight: std::sync::atomic::AtomicUsize::new(0),
+            activity: tokio::sync::Notify::new(),
+            wake: tokio::sync::Notify::new(),
         })
     }
 
@@ -242,6 +268,7 @@ impl Server {
             s.status = status;
             if status != Status::Ready {
                 s.peer = None;
+                s.running = false;
             }
         });
         self.emit_status(status, previous, why);
@@ -272,6 +299,7 @@ impl Server {
             s.peer = Some(peer);
             s.tools = Arc::new(tools);
             s.transport = Some(transport);
+            s.running = true;
         });
         self.emit_status(Status::Ready, previous, None);
         self.published.notify_waiters();
@@ -286,6 +314,88 @@ impl Server {
     /// replaces another of the same name keeps its tool names stable while it connects.
     pub(crate) fn remember_tools(&self, tools: Arc<Vec<ToolEntry>>) {
         self.state.send_modify(|s| s.tools = tools);
+    }
+
+    /// An idle server: `ready` (its tools are offered) with no session; the next call starts
+    /// it. `tools`, when given, are what it offers meanwhile (a lazy start's cached list).
+    pub(super) fn set_idle(&self, tools: Option<Vec<ToolEntry>>) {
+        let mut previous = Status::Ready;
+        let published = tools.is_some();
+        self.state.send_modify(|s| {
+            previous = s.status;
+            s.status = Status::Ready;
+            s.peer = None;
+            s.running = false;
+            if let Some(tools) = tools {
+                s.tools = Arc::new(tools);
+            }
+        });
+        self.emit_status(Status::Ready, previous, None);
+        if published {
+            self.published.notify_waiters();
+        }
+    }
+
+    /// The idle timer's view of a call: counted while it runs.
+    fn begin_call(&self) -> CallActivity<'_> {
+        self.in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.activity.notify_waiters();
+        CallActivity(self)
+    }
+
+    /// Resolves once `idle` has passed with no call under way and none started or ended.
+    pub(super) async fn idle_for(&self, idle: Duration) {
+        loop {
+            let activity = self.activity.notified();
+            tokio::pin!(activity);
+            activity.as_mut().enable();
+            if self.in_flight.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                tokio::select! {
+                    _ = tokio::time::sleep(idle) => return,
+                    _ = &mut activity => {}
+                }
+            } else {
+                activity.await;
+            }
+        }
+    }
+
+    /// The peer for a call: the live one, or, for an idle server, the one its supervisor
+    /// starts for this call, waited for within the connect `timeout` (and the caller's
+    /// cancellation).
+    async fn awake_peer(&self, cancel: &CancellationToken) -> Result<Peer<RoleClient>, CallError> {
+        let mut state = self.state.subscribe();
+        {
+            let snap = state.borrow_and_update();
+            match (&snap.peer, snap.status, snap.running) {
+                (Some(peer), Status::Ready, _) => return Ok(peer.clone()),
+                (None, Status::Ready, false) if self.config.idle_timeout_ms.is_some() || self.config.lazy => {}
+                _ => return self.ready_peer(),
+            }
+        }
+        self.wake.notify_one();
+        let timeout = Duration::from_millis(self.config.timeout_ms);
+        let woke = async {
+            loop {
+                if state.changed().await.is_err() {
+                    return self.ready_peer();
+                }
+                let snap = state.borrow_and_update();
+                match (&snap.peer, snap.status) {
+                    (Some(peer), Status::Ready) => return Ok(peer.clone()),
+                    (None, Status::Ready) => continue,
+                    _ => {
+                        drop(snap);
+                        return self.ready_peer();
+                    }
+                }
+            }
+        };
+        tokio::select! {
+            peer = tokio::time::timeout(timeout, woke) => peer.map_err(|_| CallError::Timeout(timeout))?,
+            _ = cancel.cancelled() => Err(CallError::Aborted),
+        }
     }
 
     /// Wakes when the server publishes a tool list.
@@ -348,7 +458,8 @@ impl Server {
                 self.config.name
             )));
         }
-        let peer = self.ready_peer()?;
+        let _active = self.begin_call();
+        let peer = self.awake_peer(cancel).await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connect::{self, Attempt, Connected};
 use super::server::Server;
+use super::tool_cache::ToolCache;
 use crate::error::ConnectError;
 use crate::host_env::HostEnvironment;
 use crate::secrets::{EnvSource, SecretResolver};
@@ -34,6 +35,8 @@ const LIST_CHANGED_MAX_DELAY: Duration = Duration::from_secs(1);
 enum SessionEnd {
     Shutdown,
     Exited(String),
+    /// No call for `idleTimeoutMs`, or a `lazy` server's discovery run is done.
+    Idle,
 }
 
 /// Runs one server until shutdown. `first_attempt` fires once the first connection attempt has
@@ -60,12 +63,36 @@ pub async fn supervise(
     let mut restarts: u32 = 0;
     let tools_changed = Arc::new(Notify::new());
     let mut start_env = Some(start_env);
+    let cache = ToolCache::of(&server);
+    // A start a call asked for (an idle or lazy server): the status stays `ready`.
+    let mut waking = false;
+    // A lazy server's first start is a discovery run: it idles right after listing.
+    let mut discovery = server.config.lazy;
+
+    // Lazy, with a cached list: no process until the first call.
+    if server.config.lazy
+        && let Some(tools) = cache.as_ref().and_then(|c| c.load(&server))
+    {
+        log.info(&format!(
+            "MCP server '{name}' offers {} cached tools (lazy: no process until the first call)",
+            tools.len()
+        ));
+        server.set_idle(Some(tools));
+        signal_first();
+        discovery = false;
+        tokio::select! {
+            _ = server.wake.notified() => waking = true,
+            _ = shutdown.cancelled() => {}
+        }
+    }
 
     'life: loop {
         if shutdown.is_cancelled() {
             break;
         }
-        server.set_status(Status::Connecting);
+        if !waking {
+            server.set_status(Status::Connecting);
+        }
         let env = match start_env.take() {
             Some(env) => env,
             None => tokio::select! {
@@ -86,20 +113,42 @@ pub async fn supervise(
                 transport,
             }) => {
                 let count = tools.len();
+                if let Some(cache) = &cache {
+                    cache.store(&server, &tools);
+                }
                 server.set_ready(session.peer().clone(), tools, transport);
                 log.info(&format!("MCP server '{name}' connected ({count} tools)"));
                 signal_first();
                 let ready_at = Instant::now();
-                let end = watch_session(&server, &mut session, &shutdown, &tools_changed).await;
+                let end = if std::mem::take(&mut discovery) {
+                    SessionEnd::Idle
+                } else {
+                    watch_session(&server, &mut session, &shutdown, &tools_changed, &cache).await
+                };
                 match &end {
                     SessionEnd::Shutdown => server.set_status(Status::Closed),
                     SessionEnd::Exited(why) => server.set_error(why),
+                    SessionEnd::Idle => {}
                 }
                 let grace = server.options.shutdown_grace;
                 match end {
                     SessionEnd::Shutdown => {
                         session.close(grace).await;
                         break 'life;
+                    }
+                    SessionEnd::Idle => {
+                        // Its tools stay offered; the next call starts it again.
+                        session.close(grace).await;
+                        server.set_idle(None);
+                        log.info(&format!(
+                            "MCP server '{name}' stopped while idle (its tools stay offered; the next call starts it)"
+                        ));
+                        restarts = 0;
+                        tokio::select! {
+                            _ = server.wake.notified() => waking = true,
+                            _ = shutdown.cancelled() => break 'life,
+                        }
+                        continue 'life;
                     }
                     SessionEnd::Exited(why) => {
                         log.warn(&format!("MCP server '{name}' exited unexpectedly: {why}"));
@@ -122,6 +171,7 @@ pub async fn supervise(
             }
             Err(error) => Some(error),
         };
+        waking = false;
         // The status is `error` before `start()` is released, so the caller sees the outcome.
         match &failure {
             Some(error) => server.set_error(&error.to_string()),
@@ -165,11 +215,20 @@ async fn watch_session(
     session: &mut Session,
     shutdown: &CancellationToken,
     tools_changed: &Notify,
+    cache: &Option<ToolCache>,
 ) -> SessionEnd {
     let peer = session.peer().clone();
+    let idle = server.config.idle_timeout_ms.map(Duration::from_millis);
     loop {
+        let idled = async {
+            match idle {
+                Some(idle) => server.idle_for(idle).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             _ = shutdown.cancelled() => return SessionEnd::Shutdown,
+            _ = idled => return SessionEnd::Idle,
             how = session.ended() => return SessionEnd::Exited(how),
             _ = tools_changed.notified() => {
                 // Coalesce a burst of notices: re-list once they pause, and during a flood at
@@ -195,6 +254,9 @@ async fn watch_session(
                             server.config.name,
                             tools.len()
                         ));
+                        if let Some(cache) = cache {
+                            cache.store(server, &tools);
+                        }
                         server.set_tools(tools);
                     }
                     Ok(Err(e)) => server.log.warn(&format!(
