@@ -3,13 +3,13 @@
 // Streamable HTTP) and a Python `mcp` server that elicits with a schema.
 
 import path from 'node:path'
-import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   cleanup,
   createManager,
   NODE,
   RecordingLogger,
+  startEverythingHttp,
   ROOT,
   toolByName,
   waitUntil,
@@ -94,48 +94,35 @@ describe('sampling', () => {
 
 describe('elicitation', () => {
   it('server-everything over Streamable HTTP: accept, decline, and an invalid answer never sent', async () => {
-    const port = 45_000 + Math.floor(Math.random() * 2000)
-    const child = spawn(NODE, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
-    try {
-      await waitUntil(async () => {
-        try {
-          await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'GET' })
-          return true
-        } catch {
-          return false
-        }
-      }, { timeout: 15_000, what: 'server-everything over HTTP' })
-      let answer: unknown = { action: 'accept', content: { name: 'Ada', check: true, integer: 7 } }
-      const requests: any[] = []
-      const { manager, log } = await start(
-        { e: { transport: 'http', url: `http://127.0.0.1:${port}/mcp` } as ServerConfig },
-        {
-          elicitation: (request: any) => {
-            requests.push(request)
-            return answer
-          },
+    const { url } = await startEverythingHttp()
+    let answer: unknown = { action: 'accept', content: { name: 'Ada', check: true, integer: 7 } }
+    const requests: any[] = []
+    const { manager, log } = await start(
+      { e: { transport: 'http', url } as ServerConfig },
+      {
+        elicitation: (request: any) => {
+          requests.push(request)
+          return answer
         },
-        ['mcp_e_trigger-elicitation-request'],
-      )
-      const accepted = await call(manager, 'mcp_e_trigger-elicitation-request')
-      expect(text(accepted)).toContain('Ada')
-      expect(requests[0].requestedSchema.properties.name.type).toBe('string')
+      },
+      ['mcp_e_trigger-elicitation-request'],
+    )
+    const accepted = await call(manager, 'mcp_e_trigger-elicitation-request')
+    expect(text(accepted)).toContain('Ada')
+    expect(requests[0].requestedSchema.properties.name.type).toBe('string')
 
-      answer = { action: 'decline' }
-      expect(text(await call(manager, 'mcp_e_trigger-elicitation-request'))).toMatch(/decline/i)
+    answer = { action: 'decline' }
+    expect(text(await call(manager, 'mcp_e_trigger-elicitation-request'))).toMatch(/decline/i)
 
-      // integer 1000 is past the schema's maximum 100: the server gets an error, not the content.
-      answer = { action: 'accept', content: { name: 'Ada', integer: 1000 } }
-      const invalid = await call(manager, 'mcp_e_trigger-elicitation-request')
-      expect(text(invalid)).not.toContain('1000')
-      expect(log.all('warn').some((e) => /elicitation request answered with an error: the elicitation answer does not match requestedSchema/.test(e.msg))).toBe(true)
+    // integer 1000 is past the schema's maximum 100: the server gets an error, not the content.
+    answer = { action: 'accept', content: { name: 'Ada', integer: 1000 } }
+    const invalid = await call(manager, 'mcp_e_trigger-elicitation-request')
+    expect(text(invalid)).not.toContain('1000')
+    expect(log.all('warn').some((e) => /elicitation request answered with an error: the elicitation answer does not match requestedSchema/.test(e.msg))).toBe(true)
 
-      answer = 'yes please'
-      await call(manager, 'mcp_e_trigger-elicitation-request')
-      expect(log.all('warn').some((e) => /the elicitation callback's answer is not \{ action/.test(e.msg))).toBe(true)
-    } finally {
-      child.kill('SIGKILL')
-    }
+    answer = 'yes please'
+    await call(manager, 'mcp_e_trigger-elicitation-request')
+    expect(log.all('warn').some((e) => /the elicitation callback's answer is not \{ action/.test(e.msg))).toBe(true)
   })
 
   it('a Python server eliciting with a schema: a valid answer reaches the tool, an invalid one never does', async () => {

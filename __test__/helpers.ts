@@ -235,6 +235,25 @@ export function processesTagged(tag: string): number[] {
   return out
 }
 
+/** server-everything over Streamable HTTP on a free-ish port of 127.0.0.1, once it answers;
+ *  `cleanup()` stops it. */
+export async function startEverythingHttp(): Promise<{ url: string }> {
+  const port = 43_000 + Math.floor(Math.random() * 4000)
+  const script = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+  const child = spawn(NODE, [script, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
+  spawnedChildren.add(child)
+  if (child.pid) trackPids(child.pid)
+  await waitUntil(async () => {
+    try {
+      await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'GET' })
+      return true
+    } catch {
+      return false
+    }
+  }, { timeout: 15_000, what: 'server-everything over HTTP' })
+  return { url: `http://127.0.0.1:${port}/mcp` }
+}
+
 const trackedPids = new Set<number>()
 /** Pids that cleanup() SIGKILLs if a failed test left them running. */
 export function trackPids(...pids: number[]): void {

@@ -4,7 +4,6 @@
 // mislabelled images. Compat stays what the other suites check.
 
 import path from 'node:path'
-import { spawn } from 'node:child_process'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   cleanup,
@@ -13,6 +12,7 @@ import {
   faultServer,
   NODE,
   RecordingLogger,
+  startEverythingHttp,
   ROOT,
   statusOf,
   toolByName,
@@ -96,26 +96,13 @@ describe('rich results from server-everything', () => {
   })
 
   it('a server may opt in on its own, over Streamable HTTP too', async () => {
-    const port = 43_000 + Math.floor(Math.random() * 2000)
-    const child = spawn(NODE, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] })
-    try {
-      await waitUntil(async () => {
-        try {
-          await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'GET' })
-          return true
-        } catch {
-          return false
-        }
-      }, { timeout: 15_000, what: 'server-everything over HTTP' })
-      const { manager } = await start({
-        plain: stdio,
-        remote: { transport: 'http', url: `http://127.0.0.1:${port}/mcp`, results: 'rich' } as ServerConfig,
-      })
-      expect(images(await call(manager, 'mcp_remote_get-tiny-image'))).toHaveLength(1)
-      expect(images(await call(manager, 'mcp_plain_get-tiny-image'))).toHaveLength(0)
-    } finally {
-      child.kill()
-    }
+    const { url } = await startEverythingHttp()
+    const { manager } = await start({
+      plain: stdio,
+      remote: { transport: 'http', url, results: 'rich' } as ServerConfig,
+    })
+    expect(images(await call(manager, 'mcp_remote_get-tiny-image'))).toHaveLength(1)
+    expect(images(await call(manager, 'mcp_plain_get-tiny-image'))).toHaveLength(0)
   })
 })
 

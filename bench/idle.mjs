@@ -10,18 +10,11 @@
 
 import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { resolve } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { opt, repo } from './lib/cli.mjs'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const repo = resolve(here, '..')
-const argv = process.argv.slice(2)
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : dflt
-}
 const rounds = Number(opt('--rounds', '20'))
 const require = createRequire(import.meta.url)
 const native = require(resolve(opt('--addon', resolve(repo, 'index.js'))))
@@ -55,7 +48,9 @@ async function nativeWarm() {
 async function sdkCold() {
   const t = performance.now()
   const client = new Client({ name: 'bench', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'ignore' }))
+  // The same environment the native client gives its servers: the SDK's default is a short
+  // allowlist, and a variable such as NODE_EXTRA_CA_CERTS alone costs Node ~30 ms of start-up.
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server], stderr: 'ignore', env: { ...process.env } }))
   await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
   const ms = performance.now() - t
   await client.close()

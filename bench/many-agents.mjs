@@ -12,16 +12,10 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { argv, opt, repo } from './lib/cli.mjs'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const repo = resolve(here, '..')
-const argv = process.argv.slice(2)
-const opt = (name, dflt) => {
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : dflt
-}
 
 if (argv[0] === '--child') {
   await child(JSON.parse(argv[1]))
