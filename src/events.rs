@@ -36,6 +36,15 @@ pub enum Event {
         /// Withheld until approved (`pinning: 'enforce'`), or only reported.
         withheld: bool,
     },
+    /// `toolFlagged`: the poisoning scan found instructions to the model or hidden text in a
+    /// tool's definition (or, with no `tool`, in the server's instructions).
+    ToolFlagged {
+        server: String,
+        tool: Option<String>,
+        findings: Vec<String>,
+        /// Withheld (`pinning: 'enforce'`), or only reported.
+        withheld: bool,
+    },
     /// `toolCall`: one tool call ended, whatever its outcome.
     ToolCall(ToolCallRecord),
     /// `serverLog`: a server's `notifications/message`.
@@ -67,6 +76,7 @@ impl Event {
             Event::Status { .. } => "status",
             Event::ToolsChanged { .. } => "toolsChanged",
             Event::ToolDefinitionChanged { .. } => "toolDefinitionChanged",
+            Event::ToolFlagged { .. } => "toolFlagged",
             Event::ToolCall(_) => "toolCall",
             Event::ServerLog { .. } => "serverLog",
         }
@@ -102,6 +112,18 @@ impl Event {
                 withheld,
             } => {
                 json!({ "server": server, "tool": tool, "changed": changed, "withheld": withheld })
+            }
+            Event::ToolFlagged {
+                server,
+                tool,
+                findings,
+                withheld,
+            } => {
+                let mut v = json!({ "server": server, "findings": findings, "withheld": withheld });
+                if let Some(tool) = tool {
+                    v["tool"] = Value::from(tool.as_str());
+                }
+                v
             }
             Event::ToolCall(r) => {
                 let kind = if r.outcome == "ok" {

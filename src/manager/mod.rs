@@ -7,6 +7,7 @@ mod names;
 mod pins;
 mod reload;
 mod roster;
+mod scan;
 mod view;
 
 pub use call::CallRequest;
@@ -89,6 +90,7 @@ pub struct Manager {
     hygiene: Option<bool>,
     pinning: crate::config::PinPolicy,
     pins: pins::PinBook,
+    scanner: scan::Scanner,
     result_limits: ResultLimits,
     name_scheme: NameScheme,
     policy: ToolPolicy,
@@ -145,6 +147,7 @@ impl Manager {
             hygiene: options.hygiene,
             pinning: options.pinning,
             pins: pins::PinBook::new(options.pin_store),
+            scanner: scan::Scanner::default(),
             result_limits: options.result_limits,
             name_scheme: options.name_scheme,
             policy: options.policy,
@@ -369,7 +372,33 @@ impl Manager {
             return None;
         }
         let (verdict, mismatches) = self.pins.check(server.name(), tools, &self.log);
+        let instructions = server
+            .snapshot()
+            .peer
+            .and_then(|p| p.peer_info().and_then(|i| i.instructions.clone()));
+        let (flagged, findings) =
+            self.scanner
+                .scan(server.name(), tools, instructions.as_deref(), self.wrap_format);
         let enforce = policy == PinPolicy::Enforce;
+        for f in findings {
+            let what = match &f.tool {
+                Some(tool) => format!("tool '{tool}'"),
+                None => "instructions".to_owned(),
+            };
+            let withheld = enforce && f.tool.is_some();
+            self.log.warn(&format!(
+                "MCP server '{}' {what} may carry instructions to the model ({}){}",
+                server.name(),
+                f.findings.join(", "),
+                if withheld { ": withheld" } else { "" },
+            ));
+            self.events.emit_with(|| Event::ToolFlagged {
+                server: server.name().to_owned(),
+                tool: f.tool.clone(),
+                findings: f.findings.clone(),
+                withheld,
+            });
+        }
         for m in mismatches {
             self.log.warn(&format!(
                 "MCP server '{}' changed the definition of tool '{}' since it was approved ({}): {}; approveTools('{}') accepts it",
@@ -386,7 +415,15 @@ impl Manager {
                 withheld: enforce,
             });
         }
-        enforce.then(|| Arc::new(verdict.iter().map(|ok| !ok).collect()))
+        enforce.then(|| {
+            Arc::new(
+                verdict
+                    .iter()
+                    .zip(flagged.iter())
+                    .map(|(ok, flagged)| !ok || *flagged)
+                    .collect(),
+            )
+        })
     }
 
     /// Whether `call`'s tool is offered as far as pinning goes (only `enforce` withholds).

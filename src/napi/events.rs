@@ -13,12 +13,13 @@ use serde_json::{Value, json};
 use crate::events::{Event, EventSink};
 
 /// The names a listener may subscribe to.
-pub const EVENT_NAMES: [&str; 5] = [
+pub const EVENT_NAMES: [&str; 6] = [
     "status",
     "toolsChanged",
     "toolCall",
     "serverLog",
     "toolDefinitionChanged",
+    "toolFlagged",
 ];
 
 /// `(manager) => { on, off, emit }`: the manager's emitter, made at its first use and kept on

@@ -250,7 +250,7 @@ export interface McpToolCallContext {
 export type McpBeforeToolCall = { block: string } | { params: Record<string, unknown> }
 
 /** What `manager.on(event, listener)` accepts, and what each listener receives. */
-export type McpManagerEvent = 'status' | 'toolsChanged' | 'toolCall' | 'serverLog' | 'toolDefinitionChanged'
+export type McpManagerEvent = 'status' | 'toolsChanged' | 'toolCall' | 'serverLog' | 'toolDefinitionChanged' | 'toolFlagged'
 
 export interface McpStatusEvent {
   server: string
