@@ -420,7 +420,12 @@ export declare class McpManager {
    * again. Returns the names approved; throws naming a bad argument or an unknown server.
    */
   approveTools(server: string, names?: string[]): Array<string>
-  getStatus(): Array<McpServerStatusEntry>
+  /**
+   * Every configured server's status. `running` is defined non-enumerable, so an entry
+   * compares, spreads and serialises as the contract's `{ name, status, toolCount,
+   * transport? }` (the original's shape) while `entry.running` reads it.
+   */
+  getStatus(): McpServerStatusEntry[]
 }
 
 /**

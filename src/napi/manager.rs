@@ -362,19 +362,37 @@ impl McpManager {
         host_env
     }
 
-    #[napi]
-    pub fn get_status(&self) -> Vec<McpServerStatusEntry> {
-        self.inner
-            .status()
-            .into_iter()
-            .map(|s| McpServerStatusEntry {
+    /// Every configured server's status. `running` is defined non-enumerable, so an entry
+    /// compares, spreads and serialises as the contract's `{ name, status, toolCount,
+    /// transport? }` (the original's shape) while `entry.running` reads it.
+    #[napi(ts_return_type = "McpServerStatusEntry[]")]
+    pub fn get_status<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
+        let entries = self.inner.status();
+        let mut out = env.create_array(entries.len() as u32)?;
+        for (i, s) in entries.into_iter().enumerate() {
+            let entry = McpServerStatusEntry {
                 name: s.name,
                 status: s.status.as_str().to_owned(),
                 tool_count: s.tool_count as u32,
                 transport: s.transport.map(str::to_owned),
                 running: s.running,
-            })
-            .collect()
+            };
+            let mut object = Object::new(env)?;
+            object.set_named_property("name", entry.name)?;
+            object.set_named_property("status", entry.status)?;
+            object.set_named_property("toolCount", entry.tool_count)?;
+            if let Some(transport) = entry.transport {
+                object.set_named_property("transport", transport)?;
+            }
+            object.define_properties(&[Property::new()
+                .with_utf8_name("running")?
+                .with_napi_value(env, entry.running)?
+                .with_property_attributes(
+                    PropertyAttributes::Writable | PropertyAttributes::Configurable,
+                )])?;
+            out.set(i as u32, object)?;
+        }
+        Ok(out)
     }
 }
 
