@@ -97,9 +97,11 @@ describe('pinning', () => {
     expect(names()).toEqual(['mcp_docs_fetch_doc', 'mcp_docs_search'])
     await waitUntil(() => changes.length >= 1, { what: 'toolDefinitionChanged' })
     expect(changes).toEqual([{ server: 'docs', tool: 'search', changed: ['description'], withheld: false }])
-    expect(log.all('warn').filter((e) => e.msg.includes("changed the definition of tool 'search'"))).toHaveLength(1)
+    // Log lines and events reach JS on separate queues: wait for the line too.
+    const warned = () => log.all('warn').filter((e) => e.msg.includes("changed the definition of tool 'search'"))
+    await waitUntil(() => warned().length >= 1, { what: 'the warning' })
     names()
-    expect(log.all('warn').filter((e) => e.msg.includes("changed the definition of tool 'search'"))).toHaveLength(1)
+    expect(warned()).toHaveLength(1)
   })
 
   it('pinStore keeps approvals across managers (mode 0600); off tracks nothing', async () => {
@@ -171,7 +173,10 @@ describe('poisoning scan', () => {
     expect(byTool.quiet.findings).toContain('32 invisible tag characters')
     expect(byTool.quiet.findings.some((f) => f.startsWith('pattern '))).toBe(true)
     expect(flagged.every((f) => f.withheld === false)).toBe(true)
-    expect(log.all('warn').filter((e) => e.msg.includes('may carry instructions to the model'))).toHaveLength(3)
+    // Log lines and events reach JS on separate queues: wait for the lines too.
+    const warned = () => log.all('warn').filter((e) => e.msg.includes('may carry instructions to the model'))
+    await waitUntil(() => warned().length >= 3, { what: 'three warnings' })
+    expect(warned()).toHaveLength(3)
   })
 
   it('enforce: flagged tools are withheld', async () => {

@@ -370,7 +370,8 @@ impl Server {
             let snap = state.borrow_and_update();
             match (&snap.peer, snap.status, snap.running) {
                 (Some(peer), Status::Ready, _) => return Ok(peer.clone()),
-                (None, Status::Ready, false) if self.config.idle_timeout_ms.is_some() || self.config.lazy => {}
+                (None, Status::Ready, false)
+                    if self.config.idle_timeout_ms.is_some() || self.config.lazy => {}
                 _ => return self.ready_peer(),
             }
         }

@@ -35,7 +35,13 @@ impl ToolCache {
             .config
             .name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(64)
             .collect();
         Some(Self {
@@ -99,7 +105,8 @@ impl ToolCache {
 /// Hex SHA-256 over what decides a server's listing; secret values are not part of it.
 fn definition_key(server: &Server) -> String {
     let c = &server.config;
-    let keys = |pairs: &[(String, String)]| pairs.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
+    let keys =
+        |pairs: &[(String, String)]| pairs.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>();
     let definition = json!({
         "transport": c.transport.as_str(),
         "command": c.command,
@@ -115,7 +122,10 @@ fn definition_key(server: &Server) -> String {
         "promptTools": c.prompt_tools,
         "name": c.name,
     });
-    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, canonical(&definition).as_bytes());
+    let digest = aws_lc_rs::digest::digest(
+        &aws_lc_rs::digest::SHA256,
+        canonical(&definition).as_bytes(),
+    );
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
