@@ -80,6 +80,19 @@ describe('idleTimeoutMs', () => {
     expect(fs.readFileSync(pidfile, 'utf8').trim()).toBe(String(pid))
   })
 
+  it('readResource and the resource tools start an idle server too', async () => {
+    const tag = `idle-res-${process.pid}-${Date.now()}`
+    const manager = createManager({
+      servers: { f: faultServer(['--resources', '--tag', tag], { idleTimeoutMs: 300, resourceTools: true }) },
+    } as ManagerConfig)
+    await manager.start()
+    await waitUntil(() => tagged(tag).length === 0 && manager.getStatus()[0].running === false, { what: 'the server to idle out' })
+    expect(await manager.readResource('f', 'fault://text/alpha')).toContain('alpha')
+    await waitUntil(() => tagged(tag).length === 0 && manager.getStatus()[0].running === false, { what: 'the server to idle out again' })
+    const read = await toolByName(manager, 'mcp_f_resources_read').execute('r', { uri: 'fault://text/alpha' })
+    expect(wrappedBody(read)).toContain('alpha')
+  })
+
   it('rejects bad values, naming them', () => {
     expect(() => createManager({ servers: { f: faultServer([], { idleTimeoutMs: -5 } as never) } } as ManagerConfig)).toThrow(/servers\.f\.idleTimeoutMs: /)
     expect(() => createManager({ servers: { f: faultServer([], { cacheDir: 42 } as never) } } as ManagerConfig)).toThrow(/servers\.f\.cacheDir: Expected string, received number/)

@@ -146,7 +146,11 @@ impl Manager {
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<(Option<String>, Vec<(&'static str, String)>), String> {
-        let peer = server.ready_peer().map_err(|e| e.to_string())?;
+        // An idle server is started for this (within its connect timeout).
+        let peer = server
+            .awake_peer(&tokio_util::sync::CancellationToken::new())
+            .await
+            .map_err(|e| e.to_string())?;
         let arguments = arguments
             .map(|args| {
                 args.into_iter()
@@ -253,7 +257,11 @@ impl Manager {
 
     /// `resources/read`: the text, not yet wrapped.
     pub(super) async fn resource_raw(&self, server: &Server, uri: &str) -> Result<String, String> {
-        let peer = server.ready_peer().map_err(|e| e.to_string())?;
+        // An idle server is started for this (within its connect timeout).
+        let peer = server
+            .awake_peer(&tokio_util::sync::CancellationToken::new())
+            .await
+            .map_err(|e| e.to_string())?;
         if !declares_resources(&peer) {
             return Err(format!(
                 "MCP server '{}' does not offer resources",
@@ -327,7 +335,11 @@ impl Manager {
                 None => Err(format!("'{key}' is required")),
             }
         };
-        let peer = server.ready_peer().map_err(|e| e.to_string())?;
+        // An idle server is started for this (within its connect timeout).
+        let peer = server
+            .awake_peer(&tokio_util::sync::CancellationToken::new())
+            .await
+            .map_err(|e| e.to_string())?;
         match builtin {
             Builtin::ResourcesList => {
                 let list: Vec<Value> = self

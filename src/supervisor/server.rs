@@ -364,7 +364,10 @@ impl Server {
     /// The peer for a call: the live one, or, for an idle server, the one its supervisor
     /// starts for this call, waited for within the connect `timeout` (and the caller's
     /// cancellation).
-    async fn awake_peer(&self, cancel: &CancellationToken) -> Result<Peer<RoleClient>, CallError> {
+    pub(crate) async fn awake_peer(
+        &self,
+        cancel: &CancellationToken,
+    ) -> Result<Peer<RoleClient>, CallError> {
         let mut state = self.state.subscribe();
         {
             let snap = state.borrow_and_update();
