@@ -421,9 +421,10 @@ export declare class McpManager {
    */
   approveTools(server: string, names?: string[]): Array<string>
   /**
-   * Every configured server's status. `running` is defined non-enumerable, so an entry
-   * compares, spreads and serialises as the contract's `{ name, status, toolCount,
-   * transport? }` (the original's shape) while `entry.running` reads it.
+   * Every configured server's status. `running` and `protocolVersion` are defined
+   * non-enumerable, so an entry compares, spreads and serialises as the contract's
+   * `{ name, status, toolCount, transport? }` (the original's shape) while `entry.running`
+   * and `entry.protocolVersion` read them.
    */
   getStatus(): McpServerStatusEntry[]
 }
@@ -554,6 +555,8 @@ export interface McpServerStatusEntry {
    * whatever its status.
    */
   running: boolean
+  /** The protocol revision the last session negotiated (`2025-11-25`, `2025-06-18`, …). */
+  protocolVersion?: string
 }
 
 export interface McpTextContent {

@@ -41,7 +41,9 @@ describe('idleTimeoutMs', () => {
     )
     await manager.start()
     // All 20 started (on a loaded machine the first may already have idled out by now).
-    expect(log.all('info').filter((e) => /MCP server 's\d+' connected/.test(e.msg))).toHaveLength(20)
+    await waitUntil(() => log.all('info').filter((e) => /MCP server 's\d+' connected/.test(e.msg)).length === 20, {
+      what: 'twenty "connected" lines (log lines reach JS on their own queue)',
+    })
     const listed = manager.getAgentTools().length
     // The servers stop on their own; a bounded wait for the processes to be gone (no signal for
     // another process's death).
@@ -53,13 +55,17 @@ describe('idleTimeoutMs', () => {
     expect(manager.getAgentTools()).toHaveLength(listed)
     // `running` is not enumerable: an entry keeps the contract's shape.
     expect(Object.keys(manager.getStatus()[0])).toEqual(['name', 'status', 'toolCount', 'transport'])
-    expect(log.all('info').filter((e) => e.msg.includes('stopped while idle'))).toHaveLength(20)
+    await waitUntil(() => log.all('info').filter((e) => e.msg.includes('stopped while idle')).length === 20, {
+      what: 'twenty "stopped while idle" lines',
+    })
 
     const r = await toolByName(manager, 'mcp_s7_echo').execute('c1', { text: 'woken' })
     expect(wrappedBody(r)).toBe('woken')
     expect(tagged(tag)).toHaveLength(1)
     const s7 = manager.getStatus().find((s) => s.name === 's7')!
     expect([s7.status, s7.running]).toEqual(['ready', true])
+    // The revision the fault server (TypeScript SDK 1.x) negotiated.
+    expect(s7.protocolVersion).toBe('2025-11-25')
     // Concurrent calls to an idle server share one start.
     const both = await Promise.all([
       toolByName(manager, 'mcp_s3_echo').execute('c2', { text: 'a' }),

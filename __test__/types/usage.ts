@@ -49,6 +49,8 @@ async function gateway(): Promise<void> {
   const roots: McpRoot[] = [{ uri: 'file:///work' }]
   const lazy = new McpManager({ servers: { idle: { command: 'node', args: ['s.js'], lazy: true, idleTimeoutMs: 60_000, cacheDir: '/var/cache/mcp' } } }, { cacheDir: '/var/cache/mcp' })
   const running: boolean[] = lazy.getStatus().map((s) => s.running)
+  const revisions: Array<string | undefined> = lazy.getStatus().map((s) => s.protocolVersion)
+  void revisions
   void running
   await asking.setRoots(roots)
   await asking.setRoots(async ({ server }) => [{ uri: `file:///work/${server}` }])

@@ -53,6 +53,8 @@ pub struct StatusEntry {
     pub transport: Option<&'static str>,
     /// A session is up: false while an idle or lazy server has no process.
     pub running: bool,
+    /// The protocol revision the last session negotiated.
+    pub protocol_version: Option<String>,
 }
 
 /// An agent tool with the routing it needs: which server, under which name there.
@@ -236,6 +238,7 @@ impl Manager {
                     tool_count: snap.tools.len(),
                     transport: snap.transport,
                     running: snap.running,
+                    protocol_version: snap.protocol_version,
                 }
             })
             .collect()

@@ -18,10 +18,12 @@ pub(super) struct Finding {
     pub findings: Vec<String>,
 }
 
+/// Per server: the listing (by pointer) a verdict was made for, and the verdict.
+type Verdicts = HashMap<String, (usize, Arc<Vec<bool>>)>;
+
 #[derive(Default)]
 pub(super) struct Scanner {
-    /// Per server: the listing (by pointer) a verdict was made for.
-    verdicts: Mutex<HashMap<String, (usize, Arc<Vec<bool>>)>>,
+    verdicts: Mutex<Verdicts>,
     /// (server, tool, findings) already reported.
     reported: Mutex<HashSet<(String, String, Vec<String>)>>,
 }

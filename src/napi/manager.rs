@@ -26,6 +26,8 @@ pub struct McpServerStatusEntry {
     /// A session is up: false while an idle (`idleTimeoutMs`) or lazy server has no process,
     /// whatever its status.
     pub running: bool,
+    /// The protocol revision the last session negotiated (`2025-11-25`, `2025-06-18`, …).
+    pub protocol_version: Option<String>,
 }
 
 /// What `reconfigure` did, by server name.
@@ -362,9 +364,10 @@ impl McpManager {
         host_env
     }
 
-    /// Every configured server's status. `running` is defined non-enumerable, so an entry
-    /// compares, spreads and serialises as the contract's `{ name, status, toolCount,
-    /// transport? }` (the original's shape) while `entry.running` reads it.
+    /// Every configured server's status. `running` and `protocolVersion` are defined
+    /// non-enumerable, so an entry compares, spreads and serialises as the contract's
+    /// `{ name, status, toolCount, transport? }` (the original's shape) while `entry.running`
+    /// and `entry.protocolVersion` read them.
     #[napi(ts_return_type = "McpServerStatusEntry[]")]
     pub fn get_status<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
         let entries = self.inner.status();
@@ -376,6 +379,7 @@ impl McpManager {
                 tool_count: s.tool_count as u32,
                 transport: s.transport.map(str::to_owned),
                 running: s.running,
+                protocol_version: s.protocol_version,
             };
             let mut object = Object::new(env)?;
             object.set_named_property("name", entry.name)?;
@@ -384,12 +388,20 @@ impl McpManager {
             if let Some(transport) = entry.transport {
                 object.set_named_property("transport", transport)?;
             }
-            object.define_properties(&[Property::new()
+            let hidden = PropertyAttributes::Writable | PropertyAttributes::Configurable;
+            let mut extra = vec![Property::new()
                 .with_utf8_name("running")?
                 .with_napi_value(env, entry.running)?
-                .with_property_attributes(
-                    PropertyAttributes::Writable | PropertyAttributes::Configurable,
-                )])?;
+                .with_property_attributes(hidden)];
+            if let Some(version) = entry.protocol_version {
+                extra.push(
+                    Property::new()
+                        .with_utf8_name("protocolVersion")?
+                        .with_napi_value(env, version)?
+                        .with_property_attributes(hidden),
+                );
+            }
+            object.define_properties(&extra)?;
             out.set(i as u32, object)?;
         }
         Ok(out)

@@ -126,6 +126,8 @@ pub struct Snapshot {
     pub transport: Option<&'static str>,
     /// A session is up (false while an idle or lazy server has no process, whatever `status`).
     pub running: bool,
+    /// The protocol revision the last session negotiated (`2025-11-25`, …).
+    pub protocol_version: Option<String>,
 }
 
 /// A call under way, as the idle timer counts it.
@@ -208,6 +210,7 @@ impl Server {
             peer: None,
             transport: None,
             running: false,
+            protocol_version: None,
         });
         Arc::new(Self {
             config,
@@ -296,6 +299,7 @@ impl Server {
         self.state.send_modify(|s| {
             previous = s.status;
             s.status = Status::Ready;
+            s.protocol_version = peer.peer_info().map(|i| i.protocol_version.to_string());
             s.peer = Some(peer);
             s.tools = Arc::new(tools);
             s.transport = Some(transport);
