@@ -132,6 +132,21 @@ try {
       const text = result.content.map((c) => c.text).join('\n')
       say('info', `${tool.name}(${JSON.stringify(args)}) -> ${result.details?.error ? 'error' : 'ok'}: ${text.slice(0, 400)}`)
     }
+    // What a server offers besides tools, as a gateway reads it (only servers that declare
+    // resources or prompts are asked): the first resource and the first prompt.
+    const { resources } = await manager.listResources()
+    say('info', `resources: ${resources.map((r) => r.uri).join(', ') || '(none)'}`)
+    if (resources.length) {
+      const read = await manager.readResource('conformance', resources[0].uri).catch((e) => `error: ${e.message}`)
+      say('info', `read ${resources[0].uri}: ${String(read).slice(0, 200)}`)
+    }
+    const prompts = await manager.listPrompts()
+    say('info', `prompts: ${prompts.map((p) => p.name).join(', ') || '(none)'}`)
+    if (prompts.length) {
+      const args = Object.fromEntries(prompts[0].arguments.map((a) => [a.name, 'conformance']))
+      const got = await manager.getPrompt('conformance', prompts[0].name, args).catch((e) => ({ error: e.message }))
+      say('info', `prompt ${prompts[0].name}: ${JSON.stringify(got).slice(0, 200)}`)
+    }
   }
 } catch (error) {
   failed = true

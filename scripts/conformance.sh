@@ -27,12 +27,12 @@ CLIENT=$ROOT/__test__/conformance-client.mjs
 
 SCENARIOS=("$@")
 if [ ${#SCENARIOS[@]} -eq 0 ]; then
-  SCENARIOS=(initialize tools_call sse-retry elicitation-sep1034-client-defaults
+  SCENARIOS=(initialize tools_call sse-retry elicitation-sep1034-client-defaults http-standard-headers
     json-schema-2020-12-preservation)
 fi
 # Scenarios only the runner's 0.2.0 line has, run with that runner (its own directory).
 CONFORMANCE_NEXT_VERSION=0.2.0-alpha.12
-NEXT_SCENARIOS=(json-schema-2020-12-preservation)
+NEXT_SCENARIOS=(json-schema-2020-12-preservation http-standard-headers)
 TOOLS_NEXT=$ROOT/target/conformance-tools-next
 # None: the conformance client answers elicitation with the schema's defaults (docs/conformance.md).
 EXPECTED_FAILURES=()

@@ -336,6 +336,42 @@ fn status_text(status: StatusCode) -> String {
     }
 }
 
+/// SEP-2243's request headers, which mirror the body for intermediaries: `Mcp-Method` on every
+/// POST, and `Mcp-Name` on `tools/call` and `prompts/get` (the name) and `resources/read` (the
+/// URI). A value that is not a valid header value (outside visible ASCII) is left out.
+fn standard_headers(message: &ClientJsonRpcMessage, body: &[u8]) -> Vec<(&'static str, HeaderValue)> {
+    let (method, name): (Option<&str>, Option<&str>) = match message {
+        JsonRpcMessage::Request(request) => {
+            let name = match &request.request {
+                ClientRequest::CallToolRequest(r) => Some(r.params.name.as_ref()),
+                ClientRequest::GetPromptRequest(r) => Some(r.params.name.as_str()),
+                ClientRequest::ReadResourceRequest(r) => Some(r.params.uri.as_str()),
+                _ => None,
+            };
+            (Some(request.request.method()), name)
+        }
+        // A notification's method is the first `"method"` member our serializer writes.
+        JsonRpcMessage::Notification(_) => (first_method(body), None),
+        _ => (None, None),
+    };
+    let mut out = Vec::with_capacity(2);
+    for (header, value) in [("mcp-method", method), ("mcp-name", name)] {
+        if let Some(value) = value.and_then(|v| HeaderValue::from_str(v).ok()) {
+            out.push((header, value));
+        }
+    }
+    out
+}
+
+/// The value of the first `"method":"…"` in `body` (JSON this client serialised: the
+/// envelope's members come before `params`, and method names need no escapes).
+fn first_method(body: &[u8]) -> Option<&str> {
+    const KEY: &[u8] = b"\"method\":\"";
+    let at = body.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let len = body[at..].iter().position(|&b| b == b'"' || b == b'\\')?;
+    std::str::from_utf8(&body[at..at + len]).ok()
+}
+
 impl StreamableHttpClient for HttpClient {
     type Error = HttpError;
 
@@ -377,12 +413,15 @@ impl StreamableHttpClient for HttpClient {
         };
         let first_post = is_initialize && !self.established() && session_id.is_none();
         let body = serde_json::to_vec(&message)?;
-        let builder = self
+        let mut builder = self
             .0
             .client
             .post(uri.as_ref())
             .header(ACCEPT, "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json");
+        for (header, value) in standard_headers(&message, &body) {
+            builder = builder.header(header, value);
+        }
         let builder = self.request(builder, session_id.as_deref(), custom_headers);
         let response = match self.unless_closed(builder.body(body).send()).await {
             Some(Ok(response)) => response,
