@@ -19,6 +19,8 @@ npx tsc -p __test__/types/tsconfig.json
 echo "tsc --strict: ok"
 
 echo "== vitest =="
+# The TypeScript SDK v2 server the 2026-07-28 suites start (its own directory under target/).
+bash scripts/install-sdk-v2.sh
 results=.vitest-results.json
 rm -f "$results"
 status=0

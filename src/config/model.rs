@@ -261,6 +261,42 @@ pub struct ServerConfig {
     /// `cacheDir`: where this server's tool list is kept between runs (`lazy` starts from it);
     /// `None` takes the manager's.
     pub cache_dir: Option<String>,
+    /// `protocol`: the MCP revision to speak, or `auto` (the newest both sides speak).
+    pub protocol: ProtocolChoice,
+    /// `taskTimeout`: bounds a tool call run as a task (create, poll, result); `None` takes
+    /// `toolTimeout`.
+    pub task_timeout_ms: Option<u64>,
+}
+
+/// `protocol`: which MCP revision a server is spoken to in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    /// The newest revision the server supports (how it is found: docs/design.md).
+    #[default]
+    Auto,
+    /// One revision, asked for and nothing else.
+    Fixed(&'static str),
+}
+
+impl ProtocolChoice {
+    /// Every revision this client speaks, newest first.
+    pub const REVISIONS: [&'static str; 5] = [
+        "2026-07-28",
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+        "2024-11-05",
+    ];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        if name == "auto" {
+            return Some(Self::Auto);
+        }
+        Self::REVISIONS
+            .iter()
+            .find(|r| **r == name)
+            .map(|r| Self::Fixed(r))
+    }
 }
 
 /// `pinning`: what a tool whose definition changed since it was approved gets.
@@ -349,6 +385,8 @@ impl ServerConfig {
             pinning: None,
             idle_timeout_ms: None,
             cache_dir: None,
+            protocol: ProtocolChoice::Auto,
+            task_timeout_ms: None,
         }
     }
 
@@ -413,6 +451,8 @@ impl fmt::Debug for ServerConfig {
             .field("pinning", &self.pinning)
             .field("idle_timeout_ms", &self.idle_timeout_ms)
             .field("cache_dir", &self.cache_dir)
+            .field("protocol", &self.protocol)
+            .field("task_timeout_ms", &self.task_timeout_ms)
             .finish()
     }
 }

@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 
 use super::model::{
     DefaultScope, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
-    MAX_TOOLS_LIMIT, McpConfig, PinPolicy, ResultMode, SchemaMode, ServerConfig, TransportKind,
-    ValidatedConfig, server_defaults,
+    MAX_TOOLS_LIMIT, McpConfig, PinPolicy, ProtocolChoice, ResultMode, SchemaMode, ServerConfig,
+    TransportKind, ValidatedConfig, server_defaults,
 };
 use super::values::{display_value, excerpt, type_name};
 
@@ -300,6 +300,24 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
             }
         }
         "idleTimeoutMs" => s.idle_timeout_ms = check_duration(p, val, issues),
+        "taskTimeout" => s.task_timeout_ms = check_duration(p, val, issues),
+        "protocol" => {
+            if let Some(t) = check_string(p, val, issues) {
+                match ProtocolChoice::parse(&t) {
+                    Some(choice) => s.protocol = choice,
+                    None => issues.push(
+                        p,
+                        format_args!(
+                            "Invalid protocol '{}': expected 'auto', {}",
+                            excerpt(&t),
+                            ProtocolChoice::REVISIONS
+                                .map(|r| format!("'{r}'"))
+                                .join(", ")
+                        ),
+                    ),
+                }
+            }
+        }
         "cacheDir" => match check_string(p, val, issues) {
             Some(dir) if dir.is_empty() => issues.push(p, "Must be a directory path, not empty"),
             dir => s.cache_dir = dir,

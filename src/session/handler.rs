@@ -44,6 +44,8 @@ pub struct SessionHandler {
     /// take (the server's `toolTimeout`).
     requests: ClientRequests,
     request_deadline: std::time::Duration,
+    /// The revision `initialize` asks for.
+    protocol: ProtocolVersion,
 }
 
 impl SessionHandler {
@@ -56,7 +58,19 @@ impl SessionHandler {
             log,
             requests: ClientRequests::default(),
             request_deadline: std::time::Duration::from_secs(60),
+            protocol: PROTOCOL_VERSION,
         }
+    }
+
+    /// `initialize` asks for `version` instead of [`PROTOCOL_VERSION`].
+    pub fn asking_for(mut self, version: ProtocolVersion) -> Self {
+        self.protocol = version;
+        self
+    }
+
+    /// The host's answers to what the server asks (also used for `input_required` rounds).
+    pub fn requests(&self) -> &ClientRequests {
+        &self.requests
     }
 
     /// Answers what the server asks of its client with `requests`, each within `deadline`.
@@ -105,7 +119,7 @@ impl ClientHandler for SessionHandler {
             self.requests.capabilities(),
             Implementation::new(CLIENT_NAME, CLIENT_VERSION),
         )
-        .with_protocol_version(PROTOCOL_VERSION)
+        .with_protocol_version(self.protocol.clone())
     }
 
     async fn create_message(

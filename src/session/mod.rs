@@ -8,6 +8,8 @@
 
 mod answers;
 mod handler;
+mod input_required;
+mod listen;
 mod loss;
 mod progress;
 mod requests;
@@ -16,9 +18,10 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use rmcp::model::ProtocolVersion;
 use rmcp::service::{
-    ClientCacheConfig, Peer, QuitReason, RoleClient, RunningServiceCancellationToken,
+    ClientCacheConfig, ClientLifecycleMode, ClientServiceExt, Peer, QuitReason, RoleClient,
+    RunningServiceCancellationToken,
 };
 use rmcp::transport::Transport;
 use tokio::time::Instant;
@@ -26,6 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use answers::OwnAnswers;
 pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler};
+pub use input_required::{MAX_INPUT_ROUNDS, fulfil as fulfil_input_requests};
+pub use listen::{ListChanges, follow as follow_list_changes};
 pub use loss::EndOnLoss;
 pub use progress::{Progress, ProgressRouter, ProgressTap};
 pub use requests::{ClientRequests, RootsSource, parse_roots};
@@ -35,11 +40,84 @@ use crate::transport::stdio::ServerProcess;
 /// Why `initialize` did not produce a session.
 #[derive(Debug)]
 pub enum InitFailure {
-    /// The handshake failed (an error answer, a closed transport, a malformed reply).
+    /// The handshake failed (a closed transport, a malformed reply).
     Failed(String),
+    /// The server answered the opening request with a JSON-RPC error: a legacy server refusing
+    /// `server/discover`, or a server refusing the revision asked for, with the revisions it
+    /// names in `data.supported` (if any).
+    Refused {
+        message: String,
+        supported: Vec<String>,
+    },
     /// No answer before the deadline.
     TimedOut,
 }
+
+impl InitFailure {
+    /// The failure as one line, for a report.
+    pub fn text(&self) -> String {
+        match self {
+            Self::Failed(text) => text.clone(),
+            Self::Refused { message, .. } => message.clone(),
+            Self::TimedOut => "no answer".to_owned(),
+        }
+    }
+
+    fn from_rmcp(error: rmcp::service::ClientInitializeError) -> Self {
+        use rmcp::service::ClientInitializeError as E;
+        match &error {
+            E::JsonRpcError(data) => {
+                let supported = data
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(|s| s.as_array())
+                    .map(|list| {
+                        list.iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Self::Refused {
+                    message: error.to_string(),
+                    supported,
+                }
+            }
+            E::NoCompatibleProtocolVersion {
+                server_supported, ..
+            } => Self::Refused {
+                message: error.to_string(),
+                supported: server_supported
+                    .iter()
+                    .map(|v| v.as_str().to_owned())
+                    .collect(),
+            },
+            _ => Self::Failed(error.to_string()),
+        }
+    }
+}
+
+/// How a session opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lifecycle {
+    /// The `initialize` handshake (2025-11-25 and older), asking for this revision.
+    Initialize(ProtocolVersion),
+    /// `server/discover`, then `_meta` on every request (2026-07-28, no handshake).
+    Discover,
+}
+
+impl Lifecycle {
+    /// The revision a server is asked for.
+    pub fn revision(&self) -> &str {
+        match self {
+            Self::Initialize(version) => version.as_str(),
+            Self::Discover => MODERN_REVISION,
+        }
+    }
+}
+
+/// The newest revision this client speaks: stateless, opened with `server/discover`.
+pub const MODERN_REVISION: &str = "2026-07-28";
 
 /// What a connection needs besides its transport.
 #[derive(Clone)]
@@ -50,6 +128,8 @@ pub struct SessionSetup {
     pub lost: Option<CancellationToken>,
     /// Bounds the handshake.
     pub deadline: Instant,
+    /// How the session opens.
+    pub lifecycle: Lifecycle,
 }
 
 type ServiceDone = Pin<Box<dyn Future<Output = Result<QuitReason, tokio::task::JoinError>> + Send>>;
@@ -79,16 +159,39 @@ impl Session {
             progress,
             lost,
             deadline,
+            lifecycle,
         } = setup;
+        let handler = match &lifecycle {
+            Lifecycle::Initialize(version) => handler.asking_for(version.clone()),
+            Lifecycle::Discover => handler,
+        };
+        let mode = match lifecycle {
+            Lifecycle::Initialize(_) => ClientLifecycleMode::Initialize,
+            Lifecycle::Discover => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        };
         // Only a transport that can lose its server silently pays for the loss check.
         match lost {
             Some(lost) => {
                 let transport = EndOnLoss::new(OwnAnswers::new(transport), lost);
-                Self::serve(ProgressTap::new(transport, progress), handler, deadline).await
+                Self::serve(
+                    ProgressTap::new(transport, progress),
+                    handler,
+                    mode,
+                    deadline,
+                )
+                .await
             }
             None => {
                 let transport = OwnAnswers::new(transport);
-                Self::serve(ProgressTap::new(transport, progress), handler, deadline).await
+                Self::serve(
+                    ProgressTap::new(transport, progress),
+                    handler,
+                    mode,
+                    deadline,
+                )
+                .await
             }
         }
     }
@@ -96,14 +199,16 @@ impl Session {
     async fn serve<T>(
         transport: T,
         handler: SessionHandler,
+        mode: ClientLifecycleMode,
         deadline: Instant,
     ) -> Result<Self, InitFailure>
     where
         T: Transport<RoleClient> + Send + 'static,
     {
-        let running = match tokio::time::timeout_at(deadline, handler.serve(transport)).await {
+        let opened = handler.serve_with_lifecycle(transport, mode);
+        let running = match tokio::time::timeout_at(deadline, opened).await {
             Ok(Ok(running)) => running,
-            Ok(Err(error)) => return Err(InitFailure::Failed(error.to_string())),
+            Ok(Err(error)) => return Err(InitFailure::from_rmcp(error)),
             Err(_) => return Err(InitFailure::TimedOut),
         };
         let peer = running.peer().clone();

@@ -14,15 +14,20 @@ use tokio_util::sync::CancellationToken;
 
 use super::server::{Builtin, Server, ToolEntry};
 use crate::bridge;
+use crate::config::ProtocolChoice;
 use crate::config::{SchemaMode, TransportKind};
 use crate::error::{CallError, ConnectError};
 use crate::secrets::{EnvSource, SecretResolver};
 use crate::security::pinning::Pin;
-use crate::session::{InitFailure, Session, SessionHandler, SessionSetup};
+use crate::session::{
+    InitFailure, Lifecycle, ListChanges, MODERN_REVISION, PROTOCOL_VERSION, Session,
+    SessionHandler, SessionSetup,
+};
 use crate::transport::http::{self, HttpSpec, InitialAnswer};
 use crate::transport::net::{self, Target};
 use crate::transport::sse::{self, SseOptions};
 use crate::transport::stdio::{self, SpawnSpec};
+use rmcp::model::ProtocolVersion;
 
 /// A live session with its first tool list.
 pub(super) struct Connected {
@@ -58,35 +63,43 @@ pub(super) async fn connect(
     let connect_timeout = Duration::from_millis(config.timeout_ms);
     let deadline = Instant::now() + connect_timeout;
     let setup = SessionSetup {
-        handler: SessionHandler::new(&config.name, attempt.tools_changed, server.log.clone())
-            .on_resources_changed({
-                let cache = server.resource_cache.clone();
-                move || cache.clear()
-            })
-            .with_events(server.events.clone())
-            .with_requests(
-                server.options.client_requests.clone(),
-                Duration::from_millis(config.tool_timeout_ms),
-            ),
+        handler: SessionHandler::new(
+            &config.name,
+            attempt.tools_changed.clone(),
+            server.log.clone(),
+        )
+        .on_resources_changed({
+            let cache = server.resource_cache.clone();
+            move || cache.clear()
+        })
+        .with_events(server.events.clone())
+        .with_requests(
+            server.options.client_requests.clone(),
+            Duration::from_millis(config.tool_timeout_ms),
+        ),
         progress: server.progress.clone(),
         lost: None,
         deadline,
+        lifecycle: Lifecycle::Initialize(PROTOCOL_VERSION),
     };
-    let (session, transport) = match config.transport {
-        TransportKind::Stdio => {
-            let inherit = match &attempt.env {
-                EnvSource::Fixed(vars) => Some(&**vars),
-                EnvSource::Process => None,
-            };
-            let session =
-                connect_stdio(server, inherit, &secrets.env, setup, attempt.shutdown).await?;
-            (session, "stdio")
-        }
-        TransportKind::Http | TransportKind::Sse => tokio::select! {
-            remote = connect_remote(server, &secrets.headers, setup) => remote?,
-            _ = attempt.shutdown.cancelled() => return Err(ConnectError::Shutdown),
+    let (session, transport) = open_session(server, &attempt, &secrets, setup).await?;
+    // A 2026-07-28 session hears of list changes only on a stream it opens; the stream ends
+    // with the session.
+    let listening = CancellationToken::new();
+    crate::session::follow_list_changes(
+        config.name.clone(),
+        session.peer().clone(),
+        ListChanges {
+            tools: attempt.tools_changed.clone(),
+            resources: Some(Arc::new({
+                let cache = server.resource_cache.clone();
+                move || cache.clear()
+            })),
         },
-    };
+        server.log.clone(),
+        listening.clone(),
+    );
+    let session = session.closing(listening.drop_guard());
     let grace = server.options.shutdown_grace;
     let listed = tokio::select! {
         listed = tokio::time::timeout(connect_timeout, list_tools(server, session.peer())) => listed,
@@ -120,6 +133,142 @@ pub(super) async fn connect(
                 ),
                 stderr,
             })
+        }
+    }
+}
+
+/// Opens a session the way the server's `protocol` says. `auto` over HTTP probes with
+/// `server/discover` and falls back to `initialize` on any refusal; `auto` over stdio opens
+/// with `initialize` (what every server answers, and what an rmcp-based server needs first)
+/// and restarts the process into `server/discover` only when the server refuses the handshake
+/// naming a newer revision. Either way the way that worked is how the next start opens.
+async fn open_session(
+    server: &Server,
+    attempt: &Attempt<'_>,
+    secrets: &ResolvedSecrets,
+    setup: SessionSetup,
+) -> Result<(Session, &'static str), ConnectError> {
+    let config = &server.config;
+    let remembered = server
+        .opened_with
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clone();
+    let stdio = config.transport == TransportKind::Stdio;
+    let (first, auto) = match config.protocol {
+        ProtocolChoice::Fixed(MODERN_REVISION) => (Lifecycle::Discover, false),
+        ProtocolChoice::Fixed(revision) => (
+            Lifecycle::Initialize(
+                ProtocolVersion::KNOWN_VERSIONS
+                    .iter()
+                    .find(|v| v.as_str() == revision)
+                    .cloned()
+                    .unwrap_or(PROTOCOL_VERSION),
+            ),
+            false,
+        ),
+        // Legacy SSE has no `server/discover`.
+        ProtocolChoice::Auto if config.transport == TransportKind::Sse => {
+            (setup.lifecycle.clone(), false)
+        }
+        ProtocolChoice::Auto => match remembered {
+            Some(lifecycle) => (lifecycle, true),
+            None if stdio => (setup.lifecycle.clone(), true),
+            None => (Lifecycle::Discover, true),
+        },
+    };
+    let inherit = match &attempt.env {
+        EnvSource::Fixed(vars) => Some(&**vars),
+        EnvSource::Process => None,
+    };
+    let open = |lifecycle: Lifecycle, probe: bool| {
+        let mut setup = SessionSetup {
+            lifecycle,
+            ..setup.clone()
+        };
+        if probe {
+            // A legacy server answers a probe at once; one that does not answer is not waited
+            // for long.
+            let remaining = setup.deadline.saturating_duration_since(Instant::now());
+            setup.deadline = Instant::now() + (remaining / 2).min(DISCOVER_PROBE_LIMIT);
+        }
+        async move {
+            if stdio {
+                connect_stdio(server, inherit, &secrets.env, setup, attempt.shutdown)
+                    .await
+                    .map(|s| (s, "stdio"))
+            } else {
+                tokio::select! {
+                    remote = connect_remote(server, &secrets.headers, setup) => remote,
+                    _ = attempt.shutdown.cancelled() => Err(Opening::from(ConnectError::Shutdown)),
+                }
+            }
+        }
+    };
+    let probing = auto && first == Lifecycle::Discover && !stdio;
+    let outcome = match open(first.clone(), probing).await {
+        Ok(opened) => Ok(opened),
+        Err(failure) if !auto || matches!(failure.error, ConnectError::Shutdown) => Err(failure),
+        // A session opened with `server/discover` that was refused (or, over HTTP, failed in
+        // any way): the server speaks an older revision.
+        Err(failure) if first == Lifecycle::Discover => {
+            if stdio && failure.refused.is_none() {
+                Err(failure)
+            } else {
+                log_fallback(server, &failure, "the initialize handshake");
+                open(setup.lifecycle.clone(), false).await
+            }
+        }
+        // `initialize` refused by a server that names the newer revision as one it speaks.
+        Err(failure)
+            if failure
+                .refused
+                .as_ref()
+                .is_some_and(|supported| supported.iter().any(|v| v == MODERN_REVISION)) =>
+        {
+            log_fallback(server, &failure, "server/discover");
+            open(Lifecycle::Discover, false).await
+        }
+        Err(failure) => Err(failure),
+    };
+    let (session, transport) = outcome.map_err(|f| f.error)?;
+    if auto {
+        let modern = session
+            .peer()
+            .peer_info()
+            .is_some_and(|info| !info.protocol_version.has_initialize());
+        let lifecycle = if modern {
+            Lifecycle::Discover
+        } else {
+            setup.lifecycle.clone()
+        };
+        *server.opened_with.lock().unwrap_or_else(|p| p.into_inner()) = Some(lifecycle);
+    }
+    Ok((session, transport))
+}
+
+/// The longest a `protocol: 'auto'` probe waits for an answer to `server/discover`.
+const DISCOVER_PROBE_LIMIT: Duration = Duration::from_secs(3);
+
+fn log_fallback(server: &Server, failure: &Opening, next: &str) {
+    server.log.debug(&format!(
+        "MCP server '{}': {}; trying {next}",
+        server.config.name, failure.error
+    ));
+}
+
+/// A failed opening, and whether it was the server refusing the revision asked for (with the
+/// revisions it named).
+pub(super) struct Opening {
+    error: ConnectError,
+    refused: Option<Vec<String>>,
+}
+
+impl From<ConnectError> for Opening {
+    fn from(error: ConnectError) -> Self {
+        Self {
+            error,
+            refused: None,
         }
     }
 }
@@ -171,7 +320,7 @@ async fn connect_stdio(
     env: &[(String, SecretString)],
     setup: SessionSetup,
     shutdown: &CancellationToken,
-) -> Result<Session, ConnectError> {
+) -> Result<Session, Opening> {
     let config = &server.config;
     let command = config
         .command
@@ -193,15 +342,24 @@ async fn connect_stdio(
     };
     let (mut process, transport) = stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
     let connect_timeout = Duration::from_millis(config.timeout_ms);
+    let opening = setup.lifecycle.clone();
     let initialized = tokio::select! {
         initialized = Session::initialize(transport, setup) => initialized,
         _ = shutdown.cancelled() => {
             process.terminate(grace).await;
-            return Err(ConnectError::Shutdown);
+            return Err(ConnectError::Shutdown.into());
         }
     };
+    let mut refused = None;
     let cause = match initialized {
         Ok(session) => return Ok(session.with_process(process)),
+        Err(InitFailure::Refused { message, supported }) => {
+            refused = Some(supported);
+            match opening {
+                Lifecycle::Discover => format!("server/discover failed: {message}"),
+                Lifecycle::Initialize(_) => format!("initialize failed: {message}"),
+            }
+        }
         Err(InitFailure::Failed(error)) => {
             // The process is to blame only when the connection closed under the handshake (it
             // may take a moment to be seen exiting); after a protocol error the closed stdin
@@ -222,7 +380,10 @@ async fn connect_stdio(
         ),
     };
     let stderr = process.terminate(grace).await.lines();
-    Err(ConnectError::Initialize { cause, stderr })
+    Err(Opening {
+        error: ConnectError::Initialize { cause, stderr },
+        refused,
+    })
 }
 
 /// The host variables `server` must not inherit (its `envPolicy`; loader-hijack variables
@@ -277,7 +438,7 @@ async fn connect_remote(
     server: &Server,
     headers: &[(String, SecretString)],
     setup: SessionSetup,
-) -> Result<(Session, &'static str), ConnectError> {
+) -> Result<(Session, &'static str), Opening> {
     let config = &server.config;
     let url = config.url.as_deref().ok_or_else(|| {
         ConnectError::Config(format!(
@@ -294,6 +455,11 @@ async fn connect_remote(
         let session = connect_sse(server, &target, client, headers, setup).await?;
         return Ok((session, "sse"));
     }
+    let opening = setup.lifecycle.clone();
+    let step = match opening {
+        Lifecycle::Discover => "server/discover",
+        Lifecycle::Initialize(_) => "initialize",
+    };
     let fallback = setup.clone();
     let (worker, http) = http::open(HttpSpec {
         server: &config.name,
@@ -311,25 +477,30 @@ async fn connect_remote(
     // Dropped on any failure below: rmcp's worker may still be reading the answer to
     // `initialize` (an endless or stalled stream), which must not outlive the attempt.
     let closer = http.closer();
+    let mut refused = None;
     let (message, sse_only) = match Session::initialize(worker, setup).await {
         Ok(session) => {
             http.mark_established();
             return Ok((session.closing(closer), "streamable-http"));
         }
-        Err(InitFailure::Failed(error)) => {
+        Err(failure @ (InitFailure::Failed(_) | InitFailure::Refused { .. })) => {
             let sse_only = match http.initial_answer() {
-                Some(InitialAnswer::SseOnly(status)) => Some(status),
+                Some(InitialAnswer::SseOnly(status)) if step == "initialize" => Some(status),
                 _ => None,
             };
+            let error = failure.text();
+            if let InitFailure::Refused { supported, .. } = failure {
+                refused = Some(supported);
+            }
             let message = http
                 .first_failure()
-                .unwrap_or_else(|| format!("initialize with {} failed: {error}", target.shown));
+                .unwrap_or_else(|| format!("{step} with {} failed: {error}", target.shown));
             (message, sse_only)
         }
         Err(InitFailure::TimedOut) => {
             let message = http.first_failure().unwrap_or_else(|| {
                 format!(
-                    "no answer to initialize from {} within {} ms",
+                    "no answer to {step} from {} within {} ms",
                     target.shown,
                     connect_timeout.as_millis()
                 )
@@ -339,13 +510,16 @@ async fn connect_remote(
     };
     drop(closer);
     let Some(status) = sse_only else {
-        return Err(ConnectError::Http(message));
+        return Err(Opening {
+            error: ConnectError::Http(message),
+            refused,
+        });
     };
     if !config.sse_fallback {
-        return Err(ConnectError::Http(format!(
+        return Err(Opening::from(ConnectError::Http(format!(
             "{message} (HTTP {status} to the initialize POST is what a legacy SSE-only server \
              answers; sseFallback is off for this server)"
-        )));
+        ))));
     }
     server.log.info(&format!(
         "MCP server '{}': {} answered HTTP {status} to Streamable HTTP; trying the legacy SSE \
@@ -389,10 +563,13 @@ async fn connect_sse(
     .map_err(ConnectError::Http)?;
     match Session::initialize(transport, setup).await {
         Ok(session) => Ok(session),
-        Err(InitFailure::Failed(error)) => Err(ConnectError::Http(format!(
-            "initialize over SSE with {} failed: {error}",
-            target.shown
-        ))),
+        Err(failure @ (InitFailure::Failed(_) | InitFailure::Refused { .. })) => {
+            Err(ConnectError::Http(format!(
+                "initialize over SSE with {} failed: {}",
+                target.shown,
+                failure.text()
+            )))
+        }
         Err(InitFailure::TimedOut) => Err(ConnectError::Http(format!(
             "no answer to initialize from {} within {} ms",
             target.shown,

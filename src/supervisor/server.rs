@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::ServerConfig;
 use crate::error::CallError;
 use crate::log::Log;
-use crate::session::{Progress, ProgressRouter};
+use crate::session::{MAX_INPUT_ROUNDS, Progress, ProgressRouter};
 use crate::status::Status;
 use crate::transport::stdio::StreamFault;
 
@@ -195,6 +195,8 @@ pub struct Server {
     pub(super) wake: tokio::sync::Notify,
     pub(super) log: Log,
     pub(super) options: Arc<RuntimeOptions>,
+    /// How the last session opened (`protocol: 'auto'` starts the next one the same way).
+    pub(super) opened_with: std::sync::Mutex<Option<crate::session::Lifecycle>>,
 }
 
 impl Server {
@@ -226,6 +228,7 @@ impl Server {
             in_flight: std::sync::atomic::AtomicUsize::new(0),
             activity: tokio::sync::Notify::new(),
             wake: tokio::sync::Notify::new(),
+            opened_with: std::sync::Mutex::new(None),
         })
     }
 
@@ -470,80 +473,133 @@ impl Server {
         let peer = self.awake_peer(cancel).await?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = peer
-            .send_cancellable_request(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(CallError::from_service)?;
-        let token = handle.progress_token.clone();
         let started = tokio::time::Instant::now();
         let timeout = Duration::from_millis(self.config.tool_timeout_ms);
         // With resetTimeoutOnProgress the call watches its own progress (passing it on to the
         // caller's sink) to move its deadline, never past maxToolTimeout from the start.
         let reset = self.config.reset_timeout_on_progress;
         let cap = Duration::from_millis(self.config.max_tool_timeout_ms).max(timeout);
-        let (watch_tx, mut watched) = mpsc::unbounded_channel();
-        let forward = if reset {
-            self.progress.register(token.clone(), watch_tx);
-            progress
-        } else {
-            if let Some(sink) = progress {
-                self.progress.register(token.clone(), sink);
-            }
-            None
-        };
-        let id = handle.id.clone();
-        let mut rx = handle.rx;
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
+        // One request per `input_required` round (2026-07-28); the deadline spans them all.
+        let mut rounds = 0;
         let outcome = loop {
-            tokio::select! {
-                answer = &mut rx => break match answer {
-                    Ok(Ok(ServerResult::CallToolResult(result))) => Ok(result),
-                    Ok(Ok(_)) => {
-                        Err(CallError::Protocol("unexpected answer to tools/call".to_owned()))
-                    }
-                    Ok(Err(error)) => Err(CallError::from_service(error)),
-                    Err(_) => Err(CallError::Closed),
-                },
-                Some(update) = watched.recv(), if reset => {
-                    if let Some(sink) = &forward {
-                        let _ = sink.send(update);
-                    }
-                    let next = (tokio::time::Instant::now() + timeout).min(started + cap);
-                    deadline.as_mut().reset(next);
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+            let handle = peer
+                .send_cancellable_request(request, PeerRequestOptions::no_options())
+                .await
+                .map_err(CallError::from_service)?;
+            let token = handle.progress_token.clone();
+            let (watch_tx, mut watched) = mpsc::unbounded_channel();
+            let forward = if reset {
+                self.progress.register(token.clone(), watch_tx);
+                progress.clone()
+            } else {
+                if let Some(sink) = &progress {
+                    self.progress.register(token.clone(), sink.clone());
                 }
-                _ = &mut deadline => {
-                    break Err(CallError::Timeout(started.elapsed().max(timeout).min(cap)));
+                None
+            };
+            let id = handle.id.clone();
+            let mut rx = handle.rx;
+            let answer = loop {
+                tokio::select! {
+                    answer = &mut rx => break match answer {
+                        Ok(Ok(ServerResult::CallToolResult(result))) => Ok(Ok(result)),
+                        Ok(Ok(ServerResult::InputRequiredResult(asked))) => Ok(Err(asked)),
+                        Ok(Ok(_)) => {
+                            Err(CallError::Protocol("unexpected answer to tools/call".to_owned()))
+                        }
+                        Ok(Err(error)) => Err(CallError::from_service(error)),
+                        Err(_) => Err(CallError::Closed),
+                    },
+                    Some(update) = watched.recv(), if reset => {
+                        if let Some(sink) = &forward {
+                            let _ = sink.send(update);
+                        }
+                        let next = (tokio::time::Instant::now() + timeout).min(started + cap);
+                        deadline.as_mut().reset(next);
+                    }
+                    _ = &mut deadline => {
+                        break Err(CallError::Timeout(started.elapsed().max(timeout).min(cap)));
+                    }
+                    _ = cancel.cancelled() => break Err(CallError::Aborted),
                 }
+            };
+            self.progress.unregister(&token);
+            if let Err(CallError::Timeout(_) | CallError::Aborted) = &answer {
+                self.send_cancelled(&peer, id, &answer);
+            }
+            let asked = match answer {
+                Ok(Ok(result)) => break Ok(result),
+                Ok(Err(asked)) => asked,
+                Err(error) => break Err(error),
+            };
+            rounds += 1;
+            if rounds > MAX_INPUT_ROUNDS {
+                break Err(CallError::Protocol(format!(
+                    "the server asked for input {MAX_INPUT_ROUNDS} times without finishing the call"
+                )));
+            }
+            if asked.input_requests.as_ref().is_none_or(|r| r.is_empty())
+                && asked.request_state.is_none()
+            {
+                break Err(CallError::Protocol(
+                    "input_required answer with neither inputRequests nor requestState".to_owned(),
+                ));
+            }
+            let remaining = deadline
+                .deadline()
+                .saturating_duration_since(tokio::time::Instant::now());
+            let answered = tokio::select! {
+                answered = crate::session::fulfil_input_requests(
+                    &self.options.client_requests,
+                    &self.config.name,
+                    asked.input_requests.unwrap_or_default(),
+                    remaining,
+                    cancel,
+                ) => answered,
+                _ = &mut deadline => break Err(CallError::Timeout(started.elapsed().max(timeout).min(cap))),
                 _ = cancel.cancelled() => break Err(CallError::Aborted),
+            };
+            match answered {
+                Ok(responses) => {
+                    params.input_responses = (!responses.is_empty()).then_some(responses);
+                    params.request_state = asked.request_state;
+                }
+                Err(why) => break Err(CallError::Protocol(why)),
             }
         };
-        self.progress.unregister(&token);
         // A connection that closed because the server broke its stream says how.
-        let outcome = match outcome {
+        match outcome {
             Err(CallError::Closed) => match self.fault.get() {
                 Some(why) => Err(CallError::Broken(why)),
                 None => Err(CallError::Closed),
             },
             other => other,
-        };
-        if let Err(CallError::Timeout(_) | CallError::Aborted) = &outcome {
-            let reason = match &outcome {
-                Err(CallError::Timeout(_)) => "Request timed out",
-                _ => "Aborted by the caller",
-            };
-            let peer = peer.clone();
-            // Do not hold the caller up for the notification.
-            tokio::spawn(async move {
-                let _ = peer
-                    .notify_cancelled(CancelledNotificationParam::new(
-                        Some(id),
-                        Some(reason.to_owned()),
-                    ))
-                    .await;
-            });
         }
-        outcome
+    }
+
+    /// Tells the server a request of ours was given up (a deadline or the caller's abort),
+    /// without holding the caller up.
+    fn send_cancelled<T>(
+        &self,
+        peer: &Peer<RoleClient>,
+        id: rmcp::model::RequestId,
+        why: &Result<T, CallError>,
+    ) {
+        let reason = match why {
+            Err(CallError::Timeout(_)) => "Request timed out",
+            _ => "Aborted by the caller",
+        };
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            let _ = peer
+                .notify_cancelled(CancelledNotificationParam::new(
+                    Some(id),
+                    Some(reason.to_owned()),
+                ))
+                .await;
+        });
     }
 }
