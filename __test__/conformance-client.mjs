@@ -31,6 +31,14 @@ const addon = process.env.MCP_NATIVE_ADDON
   : require('../index.js')
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '(none)'
+// Some scenarios name the calls to make, with their exact arguments (http-custom-headers: a
+// value of every kind a header mirrors, null included, and one that needs Base64).
+let context = {}
+try {
+  context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') ?? {}
+} catch {
+  context = {}
+}
 const target = process.argv[process.argv.length - 1]
 if (!target || !/^https?:\/\//.test(target)) {
   say('error', `usage: conformance-client.mjs <server-url> (got ${JSON.stringify(target)})`)
@@ -121,10 +129,22 @@ try {
     const tools = manager.getAgentTools()
     say('info', `tools: ${tools.map((t) => t.name).join(', ') || '(none)'}`)
     let n = 0
+    if (Array.isArray(context.toolCalls)) {
+      for (const { name, arguments: args } of context.toolCalls) {
+        const tool = tools.find((t) => t.name.endsWith(`_${name}`))
+        if (!tool) {
+          say('error', `the scenario names tool ${name}, which the client does not offer`)
+          failed = true
+          continue
+        }
+        const result = await tool.execute(`conformance-${++n}`, args)
+        say('info', `${tool.name}(${JSON.stringify(args)}) -> ${result.details?.error ? 'error' : 'ok'}`)
+      }
+    }
     // A scenario's echo tool gets back the schema the client holds for the scenario's focal
     // tool (json-schema-2020-12-preservation), as the conformance suite asks.
     const echoed = tools.find((t) => !t.name.endsWith('json_schema_echo'))
-    for (const tool of tools) {
+    for (const tool of Array.isArray(context.toolCalls) ? [] : tools) {
       const args = tool.name.endsWith('json_schema_echo') && echoed
         ? { schema: echoed.parameters }
         : argumentsFor(tool.parameters)

@@ -70,7 +70,8 @@ describe('protocol: auto', () => {
     expect(statusOf(manager, 'v2')?.status).toBe('ready')
     expect(revision(manager, 'v2')).toBe('2026-07-28')
     expect(text(await call(manager, 'mcp_v2_echo', { text: 'x' }))).toBe('x')
-    expect(log.entries.filter((e) => e.level === 'warn' || e.level === 'error')).toEqual([])
+    // (The server's own stderr warns about its badheader tool; that is not the client's.)
+    expect(log.messages('warn').concat(log.messages('error')).filter((m) => !m.includes(' stderr: '))).toEqual([])
   })
 
   it('TypeScript SDK v2 over stdio, dual-era: the handshake is answered, so 2025-11-25', async () => {
@@ -169,6 +170,20 @@ describe('2026-07-28 sessions', () => {
     const { manager } = await start({ v2: { transport: 'http', url } })
     const result = await call(manager, 'mcp_v2_confirm')
     expect(text(result)).toMatch(/^MCP tool error \(v2\/confirm\): .*do not declare the required capability/)
+  })
+
+  it('x-mcp-header: parameters mirrored into Mcp-Param-* (Base64 when not plain ASCII); an invalid annotation drops its tool, named', async () => {
+    const url = await v2Http()
+    const { manager, log } = await start({ v2: { transport: 'http', url } })
+    const seen = JSON.parse(text(await call(manager, 'mcp_v2_route', { region: 'eu-west-1', note: 'héllo wörld' })))
+    expect(seen).toEqual({
+      'mcp-param-region': 'eu-west-1',
+      'mcp-param-note': `=?base64?${Buffer.from('héllo wörld').toString('base64')}?=`,
+    })
+    expect(manager.getAgentTools().map((t) => t.name)).not.toContain('mcp_v2_badheader')
+    expect(log.entries.filter((e) => e.level === 'warn').map((e) => e.msg)).toEqual([
+      expect.stringMatching(/^MCP server 'v2': tool 'badheader' is left out: its x-mcp-header annotations are invalid \('n': /),
+    ])
   })
 
   it('a list change arrives on the subscriptions/listen stream', async () => {

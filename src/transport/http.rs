@@ -20,7 +20,8 @@ use futures::stream::{BoxStream, StreamExt};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorData, JsonRpcMessage, RequestId, ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientRequest, ErrorData, GetMeta, JsonRpcMessage, RequestId,
+    ServerJsonRpcMessage,
 };
 use rmcp::transport::common::client_side_sse::ExponentialBackoff;
 use rmcp::transport::streamable_http_client::{
@@ -285,6 +286,25 @@ impl HttpClient {
         lose(&self.0.lost, &self.0.log, &self.0.server, why);
     }
 
+    /// Warns about each listed tool rmcp will drop for invalid `x-mcp-header` annotations.
+    fn name_dropped_tools(&self, answer: &ServerJsonRpcMessage) {
+        let JsonRpcMessage::Response(response) = answer else {
+            return;
+        };
+        let rmcp::model::ServerResult::ListToolsResult(list) = &response.result else {
+            return;
+        };
+        for tool in &list.tools {
+            if let Some(why) = super::header_params::invalid_annotations(&tool.input_schema) {
+                self.0.log.warn(&format!(
+                    "MCP server '{}': tool '{}' is left out: its x-mcp-header annotations are \
+                     invalid ({why})",
+                    self.0.server, tool.name
+                ));
+            }
+        }
+    }
+
     fn record_initial_answer(&self, answer: InitialAnswer) {
         let mut slot = self
             .0
@@ -339,7 +359,10 @@ fn status_text(status: StatusCode) -> String {
 /// SEP-2243's request headers, which mirror the body for intermediaries: `Mcp-Method` on every
 /// POST, and `Mcp-Name` on `tools/call` and `prompts/get` (the name) and `resources/read` (the
 /// URI). A value that is not a valid header value (outside visible ASCII) is left out.
-fn standard_headers(message: &ClientJsonRpcMessage, body: &[u8]) -> Vec<(&'static str, HeaderValue)> {
+fn standard_headers(
+    message: &ClientJsonRpcMessage,
+    body: &[u8],
+) -> Vec<(&'static str, HeaderValue)> {
     let (method, name): (Option<&str>, Option<&str>) = match message {
         JsonRpcMessage::Request(request) => {
             let name = match &request.request {
@@ -404,14 +427,28 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<StreamableHttpPostResponse> {
-        let (request_id, is_initialize) = match &message {
+        let (request_id, is_initialize, is_discover) = match &message {
             JsonRpcMessage::Request(request) => (
                 Some(request.id.clone()),
                 matches!(request.request, ClientRequest::InitializeRequest(_)),
+                matches!(request.request, ClientRequest::DiscoverRequest(_)),
             ),
-            _ => (None, false),
+            _ => (None, false, false),
         };
         let first_post = is_initialize && !self.established() && session_id.is_none();
+        // On 2026-07-28 rmcp drops a listed tool whose x-mcp-header annotations are invalid;
+        // the user's log is told which.
+        let lists_tools = match &message {
+            JsonRpcMessage::Request(request) => {
+                matches!(request.request, ClientRequest::ListToolsRequest(_))
+                    && request
+                        .request
+                        .get_meta()
+                        .protocol_version()
+                        .is_some_and(|v| v >= rmcp::model::ProtocolVersion::STANDARD_HEADERS)
+            }
+            _ => false,
+        };
         let body = serde_json::to_vec(&message)?;
         let mut builder = self
             .0
@@ -484,7 +521,9 @@ impl StreamableHttpClient for HttpClient {
             }
             let auth = matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN);
             if !auth && let Some(JsonRpcMessage::Error(mut error)) = answer {
-                if self.established() {
+                // The session layer reads a refused `server/discover` (a legacy server, or a
+                // revision to retry with) from the error itself.
+                if self.established() || is_discover {
                     // Correlate an id-less error with the request it answers.
                     if error.id.is_none() {
                         error.id = request_id.clone();
@@ -528,6 +567,21 @@ impl StreamableHttpClient for HttpClient {
                     lost,
                     self.0.closed.clone(),
                 );
+                let stream = if lists_tools {
+                    let this = self.clone();
+                    stream
+                        .inspect(move |event| {
+                            if let Ok(event) = event
+                                && let Some(data) = &event.data
+                                && let Ok(answer) = serde_json::from_str(data)
+                            {
+                                this.name_dropped_tools(&answer);
+                            }
+                        })
+                        .boxed()
+                } else {
+                    stream
+                };
                 Ok(StreamableHttpPostResponse::Sse(stream, new_session))
             }
             Some("application/json") => {
@@ -563,7 +617,12 @@ impl StreamableHttpClient for HttpClient {
                             );
                             self.fail(request_id.as_ref(), text)
                         }
-                        _ => Ok(StreamableHttpPostResponse::Json(answer, new_session)),
+                        _ => {
+                            if lists_tools {
+                                self.name_dropped_tools(&answer);
+                            }
+                            Ok(StreamableHttpPostResponse::Json(answer, new_session))
+                        }
                     },
                     Err(_) if request_id.is_none() => Ok(StreamableHttpPostResponse::Accepted),
                     Err(_) => {

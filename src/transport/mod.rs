@@ -4,6 +4,7 @@
 //! takes its own small spec, never the config model.
 
 pub mod child_env;
+pub mod header_params;
 pub mod http;
 #[cfg(windows)]
 pub mod job_object;
