@@ -74,6 +74,14 @@ export interface McpServerConfig {
   envPolicy?: 'inherit' | 'minimal'
   /** stdio: host variables passed whatever `envPolicy` says. */
   envPassthrough?: string[]
+  /** The MCP revision to speak. 'auto' (the default): over HTTP, `server/discover` first and
+   *  the `initialize` handshake if the server refuses it; over stdio, `initialize` first (what
+   *  every server answers) and `server/discover` only when the server refuses the handshake
+   *  naming 2026-07-28. A fixed revision is asked for and nothing else. The revision in use is
+   *  `getStatus()[i].protocolVersion`. */
+  protocol?: 'auto' | '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26' | '2024-11-05'
+  /** Bounds a tool call run as a task (create, poll, result), in ms. Default `toolTimeout`. */
+  taskTimeout?: number
   /** A progress notification restarts the call's toolTimeout. Default false. */
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */

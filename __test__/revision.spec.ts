@@ -34,6 +34,7 @@ const INIT_FIRST = path.join(ROOT, '__test__', 'fixtures', 'initialize-first-ser
 const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
 const PYTHON = process.env.PYTHON ?? 'python3'
 const PY_SERVER = path.join(ROOT, 'tests', 'peers', 'py_revision.py')
+const TASK_SERVER = path.join(ROOT, '__test__', 'fixtures', 'task-server.mjs')
 
 async function start(servers: Record<string, ServerConfig>, options: Record<string, unknown> = {}) {
   const log = new RecordingLogger()
@@ -193,5 +194,47 @@ describe('2026-07-28 sessions', () => {
     await call(manager, 'mcp_v2_grow')
     expect((await changed).added).toEqual(['mcp_v2_grown'])
     expect(text(await call(manager, 'mcp_v2_grown'))).toBe('grown')
+  })
+})
+
+describe('tasks (SEP-1686, 2025-11-25)', () => {
+  it("server-everything's simulate-research-query (taskSupport: required) runs as a task; status messages reach onUpdate", async () => {
+    const { manager } = await start({ e: { command: NODE, args: [EVERYTHING, 'stdio'] } })
+    const updates: string[] = []
+    const result = (await toolByName(manager, 'mcp_e_simulate-research-query').execute('t', { topic: 'rust' }, undefined, (u: any) =>
+      updates.push(u.content[0].text),
+    )) as ToolResult
+    expect(text(result)).toContain('# Research Report: rust')
+    // Updates travel on their own queue: they may land after the result.
+    await waitUntil(() => updates.some((u) => u.includes('Gathering sources...')), { what: () => `a status update (got ${updates.length})` })
+  })
+
+  it('taskTimeout bounds the whole task, and the task is cancelled with tasks/cancel', async () => {
+    const log = path.join(tempDir(), 'methods')
+    const { manager } = await start({ t: { command: NODE, args: [TASK_SERVER, log], taskTimeout: 600, toolTimeout: 60_000 } })
+    const result = await call(manager, 'mcp_t_slow')
+    expect(text(result)).toMatch(/^MCP tool error \(t\/slow\): .*timed out/)
+    await waitUntil(() => fileLines(log).includes('tasks/cancel "task-1"'), { what: 'tasks/cancel for task-1' })
+    expect(fileLines(log)).toContain('tools/call {"ttl":600}')
+    expect(fileLines(log).filter((l) => l.startsWith('tasks/get')).length).toBeGreaterThan(0)
+  })
+
+  it("an abort cancels the task", async () => {
+    const log = path.join(tempDir(), 'methods')
+    const { manager } = await start({ t: { command: NODE, args: [TASK_SERVER, log] } })
+    const controller = new AbortController()
+    const pending = toolByName(manager, 'mcp_t_slow').execute('a', {}, controller.signal) as Promise<ToolResult>
+    await waitUntil(() => fileLines(log).some((l) => l.startsWith('tasks/get')), { what: 'the first tasks/get' })
+    controller.abort()
+    await pending.catch(() => undefined)
+    await waitUntil(() => fileLines(log).includes('tasks/cancel "task-1"'), { what: 'tasks/cancel for task-1' })
+  })
+
+  it('a required-task tool of a server that does not declare tasks is left out, named in a warning', async () => {
+    const { manager, log } = await start({ t: { command: NODE, args: [TASK_SERVER, '', '--no-task-capability'] } })
+    expect(manager.getAgentTools().map((t) => t.name)).toEqual(['mcp_t_quick'])
+    expect(log.messages('warn')).toContain(
+      "MCP server 't': tool 'slow' is left out: it runs only as a task, and the server does not declare tasks for tools/call",
+    )
   })
 })

@@ -27,6 +27,7 @@ use crate::transport::http::{self, HttpSpec, InitialAnswer};
 use crate::transport::net::{self, Target};
 use crate::transport::sse::{self, SseOptions};
 use crate::transport::stdio::{self, SpawnSpec};
+use crate::transport::task_hints::TaskSupport;
 use rmcp::model::ProtocolVersion;
 
 /// A live session with its first tool list.
@@ -339,6 +340,7 @@ async fn connect_stdio(
         max_message_bytes: server.options.max_message_bytes,
         fault: server.fault.clone(),
         grace,
+        task_hints: server.fresh_task_hints(),
     };
     let (mut process, transport) = stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
     let connect_timeout = Duration::from_millis(config.timeout_ms);
@@ -469,6 +471,7 @@ async fn connect_remote(
         max_message_bytes: server.options.max_message_bytes,
         connect_timeout,
         log: server.log.clone(),
+        task_hints: server.fresh_task_hints(),
     });
     let setup = SessionSetup {
         lost: Some(http.lost()),
@@ -609,6 +612,42 @@ async fn set_log_level(server: &Server, peer: &Peer<RoleClient>, timeout: Durati
     }
 }
 
+/// Tools the server runs only as tasks (`execution.taskSupport: "required"`) are called as
+/// tasks where the session can (a 2025-11-25 server that declares task-augmented
+/// `tools/call`); elsewhere they are left out, with a warning naming them: every call would
+/// fail. `optional` tools are called directly, as before.
+fn mark_task_tools(server: &Server, peer: &Peer<RoleClient>, entries: &mut Vec<ToolEntry>) {
+    let hints = server.task_hints();
+    let modern = peer
+        .peer_info()
+        .is_some_and(|info| !info.protocol_version.has_initialize());
+    let why_not = if modern {
+        Some("the 2026-07-28 revision has no task-augmented tools/call without the tasks extension")
+    } else if !hints.server_runs_tool_tasks() {
+        Some("the server does not declare tasks for tools/call")
+    } else {
+        None
+    };
+    entries.retain_mut(|entry| {
+        if hints.support(&entry.mcp_name) != TaskSupport::Required {
+            return true;
+        }
+        match why_not {
+            None => {
+                entry.task = true;
+                true
+            }
+            Some(why) => {
+                server.log.warn(&format!(
+                    "MCP server '{}': tool '{}' is left out: it runs only as a task, and {why}",
+                    server.config.name, entry.mcp_name
+                ));
+                false
+            }
+        }
+    });
+}
+
 /// A listing of this many tools or more leaves enough freed memory behind to hand back.
 const LARGE_LISTING: usize = 1000;
 
@@ -646,6 +685,7 @@ pub(super) async fn list_tools(
             pin: serde_json::to_value(tool)
                 .ok()
                 .map(|raw| Arc::new(Pin::of(&raw))),
+            task: false,
         }
     };
     let mut entries = Vec::new();
@@ -694,6 +734,7 @@ pub(super) async fn list_tools(
             config.name
         ));
     }
+    mark_task_tools(server, peer, &mut entries);
     // Resources and prompts as tools, where the config asks and the server offers them (a
     // server tool of the same name keeps it).
     let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
@@ -716,6 +757,7 @@ pub(super) async fn list_tools(
             label: bridge::tool_label(&config.name, builtin.name()),
             description: bridge::tool_description(&config.name, Some(builtin.description())),
             parameters_json: Arc::from(bridge::convert_schema(Some(&schema)).to_string()),
+            task: false,
             output_schema: None,
             builtin: Some(builtin),
             pin: None,

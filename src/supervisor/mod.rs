@@ -6,6 +6,7 @@
 mod connect;
 mod server;
 mod supervise;
+mod task_call;
 mod tool_cache;
 
 pub use server::{Builtin, RuntimeOptions, Server, Snapshot, ToolEntry};

@@ -19,6 +19,7 @@ use crate::log::Log;
 use crate::session::{MAX_INPUT_ROUNDS, Progress, ProgressRouter};
 use crate::status::Status;
 use crate::transport::stdio::StreamFault;
+use crate::transport::task_hints::TaskHints;
 
 /// A server tool as the agent sees it, built once per discovery.
 #[derive(Debug, Clone)]
@@ -38,6 +39,9 @@ pub struct ToolEntry {
     pub builtin: Option<Builtin>,
     /// The hashes of the definition as the server listed it (`None` for built-ins).
     pub pin: Option<Arc<crate::security::pinning::Pin>>,
+    /// The server runs it only as a task (`execution.taskSupport: "required"`): each call
+    /// creates one and waits for its result.
+    pub task: bool,
 }
 
 /// The tools made of what a server offers besides tools.
@@ -197,6 +201,8 @@ pub struct Server {
     pub(super) options: Arc<RuntimeOptions>,
     /// How the last session opened (`protocol: 'auto'` starts the next one the same way).
     pub(super) opened_with: std::sync::Mutex<Option<crate::session::Lifecycle>>,
+    /// What the current session's server said about tasks (rmcp's types drop it).
+    pub(super) task_hints: std::sync::Mutex<Arc<TaskHints>>,
 }
 
 impl Server {
@@ -229,7 +235,23 @@ impl Server {
             activity: tokio::sync::Notify::new(),
             wake: tokio::sync::Notify::new(),
             opened_with: std::sync::Mutex::new(None),
+            task_hints: std::sync::Mutex::new(Arc::default()),
         })
+    }
+
+    /// What the current session's server said about tasks.
+    pub(super) fn task_hints(&self) -> Arc<TaskHints> {
+        self.task_hints
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// A session starts: nothing is known about its tasks yet.
+    pub(super) fn fresh_task_hints(&self) -> Arc<TaskHints> {
+        let hints = Arc::new(TaskHints::default());
+        *self.task_hints.lock().unwrap_or_else(|p| p.into_inner()) = hints.clone();
+        hints
     }
 
     pub fn name(&self) -> &str {
@@ -444,6 +466,14 @@ impl Server {
             .and_then(|t| t.builtin)
     }
 
+    /// Whether the server runs `tool` only as a task.
+    fn runs_as_task(&self, tool: &str) -> bool {
+        self.snapshot()
+            .tools
+            .iter()
+            .any(|t| t.mcp_name == tool && t.task)
+    }
+
     pub fn output_schema(&self, tool: &str) -> Option<Arc<serde_json::Value>> {
         let snapshot = self.snapshot();
         snapshot
@@ -471,6 +501,11 @@ impl Server {
         }
         let _active = self.begin_call();
         let peer = self.awake_peer(cancel).await?;
+        if self.runs_as_task(tool) {
+            return self
+                .call_as_task(&peer, tool, arguments, cancel, progress)
+                .await;
+        }
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = arguments;
         let started = tokio::time::Instant::now();

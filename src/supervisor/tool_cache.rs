@@ -138,6 +138,7 @@ fn tool_to_json(tool: &ToolEntry) -> Value {
         "outputSchema": tool.output_schema.as_deref(),
         "builtin": tool.builtin.map(Builtin::name),
         "pin": tool.pin.as_ref().map(|p| p.to_json()),
+        "task": tool.task,
     })
 }
 
@@ -171,5 +172,6 @@ fn tool_from_json(value: &Value) -> Option<ToolEntry> {
             None | Some(Value::Null) => None,
             Some(pin) => Some(Arc::new(Pin::from_json(pin)?)),
         },
+        task: value.get("task").and_then(Value::as_bool).unwrap_or(false),
     })
 }

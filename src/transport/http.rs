@@ -49,6 +49,8 @@ pub struct HttpSpec<'a> {
     /// Bounds re-initialising an expired session.
     pub connect_timeout: Duration,
     pub log: Log,
+    /// Shown every answer's bytes (what rmcp's types drop about tasks).
+    pub task_hints: Arc<super::task_hints::TaskHints>,
 }
 
 /// The transport for one session: rmcp's Streamable HTTP worker over our client.
@@ -65,7 +67,8 @@ pub fn open(spec: HttpSpec<'_>) -> (HttpTransport, HttpClient) {
         spec.max_message_bytes,
         spec.server,
         spec.log,
-    );
+    )
+    .with_task_hints(spec.task_hints);
     let mut config = StreamableHttpClientTransportConfig::with_uri(spec.target.url.as_str());
     config.max_sse_event_size = spec.max_message_bytes;
     config.allow_stateless = true;
@@ -129,6 +132,7 @@ struct Shared {
     initial_answer: Mutex<Option<InitialAnswer>>,
     server: String,
     log: Log,
+    task_hints: Option<Arc<super::task_hints::TaskHints>>,
 }
 
 /// Our reqwest-based [`StreamableHttpClient`]. Cheap to clone (rmcp clones it per request).
@@ -156,7 +160,15 @@ impl HttpClient {
             initial_answer: Mutex::new(None),
             server: server.to_owned(),
             log,
+            task_hints: None,
         }))
+    }
+
+    /// Shows every answer to `hints` before rmcp parses it.
+    fn with_task_hints(self, hints: Arc<super::task_hints::TaskHints>) -> Self {
+        let mut shared = Arc::try_unwrap(self.0).unwrap_or_else(|_| unreachable!("not shared yet"));
+        shared.task_hints = Some(hints);
+        Self(Arc::new(shared))
     }
 
     /// Cancelled once the server cannot be reached any more.
@@ -567,14 +579,16 @@ impl StreamableHttpClient for HttpClient {
                     lost,
                     self.0.closed.clone(),
                 );
-                let stream = if lists_tools {
+                let stream = if lists_tools || self.0.task_hints.is_some() {
                     let this = self.clone();
                     stream
                         .inspect(move |event| {
-                            if let Ok(event) = event
-                                && let Some(data) = &event.data
-                                && let Ok(answer) = serde_json::from_str(data)
-                            {
+                            let Ok(event) = event else { return };
+                            let Some(data) = &event.data else { return };
+                            if let Some(hints) = &this.0.task_hints {
+                                hints.observe(data.as_bytes());
+                            }
+                            if lists_tools && let Ok(answer) = serde_json::from_str(data) {
                                 this.name_dropped_tools(&answer);
                             }
                         })
@@ -604,6 +618,9 @@ impl StreamableHttpClient for HttpClient {
                         return self.fail(request_id.as_ref(), text);
                     }
                 };
+                if let Some(hints) = &self.0.task_hints {
+                    hints.observe(&body);
+                }
                 match serde_json::from_slice::<ServerJsonRpcMessage>(&body) {
                     Ok(answer) => match (answer_id(&answer), request_id.as_ref()) {
                         // An answer to another request answers nobody: the call would wait

@@ -15,3 +15,4 @@ pub mod sse;
 pub mod sse_events;
 pub mod stdio;
 pub mod stdio_lines;
+pub mod task_hints;

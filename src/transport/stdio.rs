@@ -47,6 +47,8 @@ pub struct SpawnSpec<'a> {
     pub fault: StreamFault,
     /// Each of the waits of a termination (also when the process is dropped unterminated).
     pub grace: Duration,
+    /// Shown every line the server writes (what rmcp's types drop about tasks).
+    pub task_hints: std::sync::Arc<super::task_hints::TaskHints>,
 }
 
 /// The last lines a server wrote to stderr.
@@ -148,7 +150,8 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
         spec.server.to_owned(),
     ));
     spec.fault.clear();
-    let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone());
+    let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone())
+        .with_hints(spec.task_hints.clone());
     // rmcp's own bound (which drops the line and reads on) is never reached: a raw line over
     // the limit ends the stream first, and a repaired one gets room for its repair.
     let transport = AsyncRwTransport::new_client(stdout, stdin)

@@ -79,6 +79,8 @@ pub struct CheckedLines<R> {
     eof: bool,
     /// A line went over the limit: nothing more is passed on.
     ended: bool,
+    /// Shown every line before rmcp parses it.
+    hints: Option<std::sync::Arc<super::task_hints::TaskHints>>,
 }
 
 impl<R> CheckedLines<R> {
@@ -93,7 +95,14 @@ impl<R> CheckedLines<R> {
             served: 0,
             eof: false,
             ended: false,
+            hints: None,
         }
+    }
+
+    /// Shows every line to `hints` (what rmcp's types drop about tasks).
+    pub fn with_hints(mut self, hints: std::sync::Arc<super::task_hints::TaskHints>) -> Self {
+        self.hints = Some(hints);
+        self
     }
 
     /// Takes `read` bytes from `chunk` into lines; false once a line went over the limit.
@@ -106,9 +115,15 @@ impl<R> CheckedLines<R> {
                 return false;
             }
             if self.line.is_empty() {
+                if let Some(hints) = &self.hints {
+                    hints.observe(part);
+                }
                 push_checked(&mut self.ready, part);
             } else {
                 self.line.extend_from_slice(part);
+                if let Some(hints) = &self.hints {
+                    hints.observe(&self.line);
+                }
                 if self.ready.is_empty() && passes(&self.line) {
                     // A long line that needs no change is handed over, not copied.
                     self.line.push(b'\n');
