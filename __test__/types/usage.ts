@@ -48,6 +48,9 @@ async function gateway(): Promise<void> {
   })
   const roots: McpRoot[] = [{ uri: 'file:///work' }]
   const lazy = new McpManager({ servers: { idle: { command: 'node', args: ['s.js'], lazy: true, idleTimeoutMs: 60_000, cacheDir: '/var/cache/mcp' } } }, { cacheDir: '/var/cache/mcp' })
+  const modern = new McpManager({ servers: { v2: { transport: 'http', url: 'http://127.0.0.1:1/mcp', protocol: '2026-07-28', taskTimeout: 120_000 }, old: { command: 'node', protocol: 'auto' } } })
+  const revision: string | undefined = modern.getStatus()[0]?.protocolVersion
+  void revision
   const running: boolean[] = lazy.getStatus().map((s) => s.running)
   const revisions: Array<string | undefined> = lazy.getStatus().map((s) => s.protocolVersion)
   void revisions
