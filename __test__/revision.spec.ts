@@ -166,6 +166,13 @@ describe('2026-07-28 sessions', () => {
     expect(text(await call(manager, 'mcp_v2_roots'))).toBe('roots [{"uri":"file:///work/project","name":"project"}]')
   })
 
+  it('input_required on prompts/get: the host answers, the prompt comes back', async () => {
+    const url = await v2Http()
+    const { manager } = await start({ v2: { transport: 'http', url } }, { elicitation: async () => ({ action: 'accept', content: { name: 'Ada' } }) })
+    const prompt = await manager.getPrompt('v2', 'greeting')
+    expect(prompt.messages.map((m: any) => wrappedBody({ content: [{ type: 'text', text: m.content.text }] } as any))).toEqual(['Hello, Ada'])
+  })
+
   it('without an elicitation callback the capability is not declared, and the server says so', async () => {
     const url = await v2Http()
     const { manager } = await start({ v2: { transport: 'http', url } })

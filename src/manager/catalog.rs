@@ -169,10 +169,17 @@ impl Manager {
             params = params.with_arguments(arguments);
         }
         let timeout = server.request_timeout();
-        let result = tokio::time::timeout(timeout, peer.get_prompt(params))
+        let rounds = crate::session::get_prompt_in_rounds(
+            &peer,
+            server.client_requests(),
+            server.name(),
+            params,
+            timeout,
+        );
+        let result = tokio::time::timeout(timeout, rounds)
             .await
             .map_err(|_| CallError::Timeout(timeout).to_string())?
-            .map_err(|e| self.redact(&CallError::from_service(e).to_string()))?;
+            .map_err(|e| self.redact(&e.to_string()))?;
         Ok((
             result.description.map(|d| self.redact(&d)),
             result
@@ -269,13 +276,17 @@ impl Manager {
             ));
         }
         let timeout = server.request_timeout();
-        let result = tokio::time::timeout(
+        let rounds = crate::session::read_resource_in_rounds(
+            &peer,
+            server.client_requests(),
+            server.name(),
+            ReadResourceRequestParams::new(uri.to_owned()),
             timeout,
-            peer.read_resource(ReadResourceRequestParams::new(uri.to_owned())),
-        )
-        .await
-        .map_err(|_| CallError::Timeout(timeout).to_string())?
-        .map_err(|e| self.redact(&CallError::from_service(e).to_string()))?;
+        );
+        let result = tokio::time::timeout(timeout, rounds)
+            .await
+            .map_err(|_| CallError::Timeout(timeout).to_string())?
+            .map_err(|e| self.redact(&e.to_string()))?;
         Ok(resource_text(&result.contents))
     }
 

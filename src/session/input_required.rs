@@ -5,10 +5,16 @@
 
 use std::time::Duration;
 
-use rmcp::model::{InputRequest, InputRequests, InputResponses};
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, InputRequest, InputRequests,
+    InputRequiredResult, InputResponses, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult,
+};
+use rmcp::service::{Peer, RoleClient};
 use tokio_util::sync::CancellationToken;
 
 use super::ClientRequests;
+use crate::error::CallError;
 
 /// The most `input_required` rounds one request may take before it fails.
 pub const MAX_INPUT_ROUNDS: usize = 8;
@@ -56,4 +62,103 @@ pub async fn fulfil(
 
 fn internal(e: serde_json::Error) -> rmcp::ErrorData {
     rmcp::ErrorData::internal_error(e.to_string(), None)
+}
+
+/// `prompts/get` through its `input_required` rounds (2026-07-28), each round's requests
+/// answered by `requests` within `deadline`.
+pub async fn get_prompt(
+    peer: &Peer<RoleClient>,
+    requests: &ClientRequests,
+    server: &str,
+    mut params: GetPromptRequestParams,
+    deadline: Duration,
+) -> Result<GetPromptResult, CallError> {
+    let cancel = CancellationToken::new();
+    for _ in 0..=MAX_INPUT_ROUNDS {
+        match peer
+            .get_prompt_once(params.clone())
+            .await
+            .map_err(CallError::from_service)?
+        {
+            GetPromptResponse::Complete(result) => return Ok(result),
+            GetPromptResponse::InputRequired(asked) => {
+                let (responses, state) =
+                    next_round(requests, server, asked, deadline, &cancel).await?;
+                params.input_responses = responses;
+                params.request_state = state;
+            }
+            _ => {
+                return Err(CallError::Protocol(
+                    "unexpected answer to prompts/get".to_owned(),
+                ));
+            }
+        }
+    }
+    Err(too_many_rounds())
+}
+
+/// `resources/read` through its `input_required` rounds, as [`get_prompt`].
+pub async fn read_resource(
+    peer: &Peer<RoleClient>,
+    requests: &ClientRequests,
+    server: &str,
+    mut params: ReadResourceRequestParams,
+    deadline: Duration,
+) -> Result<ReadResourceResult, CallError> {
+    let cancel = CancellationToken::new();
+    for _ in 0..=MAX_INPUT_ROUNDS {
+        match peer
+            .read_resource_once(params.clone())
+            .await
+            .map_err(CallError::from_service)?
+        {
+            ReadResourceResponse::Complete(result) => return Ok(result),
+            ReadResourceResponse::InputRequired(asked) => {
+                let (responses, state) =
+                    next_round(requests, server, asked, deadline, &cancel).await?;
+                params.input_responses = responses;
+                params.request_state = state;
+            }
+            _ => {
+                return Err(CallError::Protocol(
+                    "unexpected answer to resources/read".to_owned(),
+                ));
+            }
+        }
+    }
+    Err(too_many_rounds())
+}
+
+/// The answers and the state to send the request again with.
+pub async fn next_round(
+    requests: &ClientRequests,
+    server: &str,
+    asked: InputRequiredResult,
+    deadline: Duration,
+    cancel: &CancellationToken,
+) -> Result<(Option<InputResponses>, Option<String>), CallError> {
+    if asked.input_requests.as_ref().is_none_or(|r| r.is_empty()) && asked.request_state.is_none() {
+        return Err(CallError::Protocol(
+            "input_required answer with neither inputRequests nor requestState".to_owned(),
+        ));
+    }
+    let responses = fulfil(
+        requests,
+        server,
+        asked.input_requests.unwrap_or_default(),
+        deadline,
+        cancel,
+    )
+    .await
+    .map_err(CallError::Protocol)?;
+    Ok((
+        (!responses.is_empty()).then_some(responses),
+        asked.request_state,
+    ))
+}
+
+pub fn too_many_rounds() -> CallError {
+    CallError::Protocol(format!(
+        "the server asked for input {MAX_INPUT_ROUNDS} times without finishing"
+    ))
 }

@@ -29,7 +29,10 @@ use tokio_util::sync::CancellationToken;
 
 pub use answers::OwnAnswers;
 pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler};
-pub use input_required::{MAX_INPUT_ROUNDS, fulfil as fulfil_input_requests};
+pub use input_required::{
+    MAX_INPUT_ROUNDS, get_prompt as get_prompt_in_rounds, next_round as next_input_round,
+    read_resource as read_resource_in_rounds, too_many_rounds,
+};
 pub use listen::{ListChanges, follow as follow_list_changes};
 pub use loss::EndOnLoss;
 pub use progress::{Progress, ProgressRouter, ProgressTap};

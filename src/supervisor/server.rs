@@ -466,6 +466,11 @@ impl Server {
             .and_then(|t| t.builtin)
     }
 
+    /// What answers this server's requests of its client (and `input_required` rounds).
+    pub fn client_requests(&self) -> &crate::session::ClientRequests {
+        &self.options.client_requests
+    }
+
     /// Whether the server runs `tool` only as a task.
     fn runs_as_task(&self, tool: &str) -> bool {
         self.snapshot()
@@ -572,25 +577,16 @@ impl Server {
             };
             rounds += 1;
             if rounds > MAX_INPUT_ROUNDS {
-                break Err(CallError::Protocol(format!(
-                    "the server asked for input {MAX_INPUT_ROUNDS} times without finishing the call"
-                )));
-            }
-            if asked.input_requests.as_ref().is_none_or(|r| r.is_empty())
-                && asked.request_state.is_none()
-            {
-                break Err(CallError::Protocol(
-                    "input_required answer with neither inputRequests nor requestState".to_owned(),
-                ));
+                break Err(crate::session::too_many_rounds());
             }
             let remaining = deadline
                 .deadline()
                 .saturating_duration_since(tokio::time::Instant::now());
             let answered = tokio::select! {
-                answered = crate::session::fulfil_input_requests(
+                answered = crate::session::next_input_round(
                     &self.options.client_requests,
                     &self.config.name,
-                    asked.input_requests.unwrap_or_default(),
+                    asked,
                     remaining,
                     cancel,
                 ) => answered,
@@ -598,11 +594,11 @@ impl Server {
                 _ = cancel.cancelled() => break Err(CallError::Aborted),
             };
             match answered {
-                Ok(responses) => {
-                    params.input_responses = (!responses.is_empty()).then_some(responses);
-                    params.request_state = asked.request_state;
+                Ok((responses, state)) => {
+                    params.input_responses = responses;
+                    params.request_state = state;
                 }
-                Err(why) => break Err(CallError::Protocol(why)),
+                Err(error) => break Err(error),
             }
         };
         // A connection that closed because the server broke its stream says how.
