@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::*;
+use openclaw_mcp_native::config::ProtocolChoice;
 use openclaw_mcp_native::log::Level;
 use openclaw_mcp_native::manager::ManagerOptions;
 use openclaw_mcp_native::status::Status;
@@ -310,7 +311,11 @@ async fn a_forgotten_session_404_is_reinitialised_and_the_call_retried() {
         &["--header-log", log.to_str().unwrap()],
     );
     let url = format!("http://127.0.0.1:{}/mcp", peer.port);
-    let h = started(remote_server("py", "http", &url), "streamable-http").await;
+    // Sessions are the 2025 revisions' (the peer, Python mcp 2.x, would negotiate the
+    // sessionless 2026-07-28 under `protocol: 'auto'`).
+    let mut s = remote_server("py", "http", &url);
+    s.protocol = ProtocolChoice::Fixed("2025-11-25");
+    let h = started(s, "streamable-http").await;
     assert!(ok_text(call(&h, "echo", json!({"text": "one"})).await).contains("one"));
     let forgotten = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{}/admin/forget", peer.port))
@@ -392,6 +397,8 @@ async fn headers_reach_the_server_on_every_request_and_never_the_log() {
             ("X-Api-Key".to_owned(), "key-5b1e0c".to_owned()),
             ("Authorization".to_owned(), "Bearer tok-93af27".to_owned()),
         ];
+        // The 2025 handshake's headers (2026-07-28 below).
+        s.protocol = ProtocolChoice::Fixed("2025-11-25");
         let h = started(s, transport).await;
         ok_text(call(&h, "echo", json!({"text": "x"})).await);
         h.manager.shutdown().await;
@@ -423,6 +430,36 @@ async fn headers_reach_the_server_on_every_request_and_never_the_log() {
             "{dump}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_negotiates_2026_07_28_with_a_dual_era_server_sessionless_and_versioned() {
+    let dir = temp_dir("modern");
+    let log = dir.join("headers.jsonl");
+    let peer = python_server(
+        "http",
+        free_port(),
+        &["--header-log", log.to_str().unwrap()],
+    );
+    let url = format!("http://127.0.0.1:{}/mcp", peer.port);
+    let mut s = remote_server("py", "http", &url);
+    s.headers = vec![("X-Api-Key".to_owned(), "key-5b1e0c".to_owned())];
+    let h = started(s, "streamable-http").await;
+    assert!(ok_text(call(&h, "echo", json!({"text": "x"})).await).contains('x'));
+    h.manager.shutdown().await;
+    let posts: Vec<_> = header_log(&log)
+        .into_iter()
+        .filter(|r| r["method"] == "POST")
+        .collect();
+    assert!(posts.len() >= 3, "{posts:?}");
+    // No handshake, no session: every POST names the revision, the first (server/discover)
+    // included, and carries the server's headers.
+    for r in &posts {
+        assert_eq!(r["headers"]["mcp-protocol-version"], "2026-07-28", "{r}");
+        assert!(r["headers"].get("mcp-session-id").is_none(), "{r}");
+        assert_eq!(r["headers"]["x-api-key"], "key-5b1e0c", "{r}");
+    }
+    assert_eq!(posts[0]["headers"]["mcp-method"], "server/discover");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -49,6 +49,7 @@ fn spawn_tree_process() -> ServerProcess {
         max_message_bytes: 1 << 20,
         fault: Default::default(),
         grace: Duration::from_millis(500),
+        task_hints: Default::default(),
     };
     // The transport (the server's stdin and stdout) closes here; `sleep` never reads it.
     stdio::spawn(&spec, &Log::null()).expect("spawn").0
