@@ -19,6 +19,7 @@ pub mod http_client;
 pub mod js_text;
 pub mod log;
 pub mod manager;
+pub mod oauth;
 pub mod options;
 pub mod policy;
 pub mod secrets;

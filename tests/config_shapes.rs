@@ -196,10 +196,10 @@ fn valid_documents() {
             json!({"servers": {"s": {"command": "c"}}}),
         ),
         (
-            "openclaw-mcp: OAuth server disabled",
+            "openclaw-mcp: an OAuth server gets auth with its oauth settings",
             None,
             json!({"mcp": {"servers": {"notion": {"url": "https://n/mcp", "transport": "streamable-http", "auth": "oauth", "oauth": {"clientId": "x"}}}}}),
-            json!({"servers": {"notion": {"url": "https://n/mcp", "transport": "streamable-http", "enabled": false}}}),
+            json!({"servers": {"notion": {"url": "https://n/mcp", "transport": "streamable-http", "auth": {"type": "oauth", "clientId": "x"}}}}),
         ),
         (
             "openclaw-mcp: disabled without command",
@@ -925,20 +925,21 @@ fn warnings_and_recorded_fields() {
         x.warnings,
         vec![
             "mcp: Ignored unrecognized key 'extra'",
-            "mcp.servers.notion.auth: OAuth is not supported by this package; server 'notion' is disabled",
             "mcp.servers.fs: Ignored unrecognized key 'foo'",
             "mcp.servers.fs.sslVerify: Not supported by this package; ignored",
             "mcp.servers.fs.workingDirectory: Ignored; 'cwd' is given too and wins",
-            "mcp.servers.fs.oauth: Ignored (OAuth is not supported by this package)",
+            "mcp.servers.fs.oauth: Ignored (it applies with auth: \"oauth\")",
             "mcp.servers.fs.toolFilter: Ignored unrecognized key 'mode'",
         ]
     );
     assert_eq!(
         Value::Object(x.recorded.clone()),
-        json!({"notion": {"auth": "oauth"}, "fs": {"supportsParallelToolCalls": false}})
+        json!({"fs": {"supportsParallelToolCalls": false}})
     );
     let v = validate_mcp_config(&x.config).unwrap();
-    assert!(!v.config.server("notion").unwrap().enabled);
+    let notion = v.config.server("notion").unwrap();
+    assert!(notion.enabled);
+    assert!(notion.auth.is_some());
     assert_eq!(v.config.server("fs").unwrap().cwd.as_deref(), Some("/b"));
 
     let x = extract(

@@ -1278,3 +1278,77 @@ fn model_helpers() {
     assert_eq!(TransportKind::Sse.to_string(), "sse");
     assert_eq!(McpConfig::default().enabled_servers().count(), 0);
 }
+
+/// `auth`: OAuth for remote servers, its shapes and the errors that name what is wrong.
+#[test]
+fn oauth_auth_settings() {
+    use openclaw_mcp_native::config::OAuthGrant;
+    let server = |auth: Value| json!({"servers": {"r": {"transport": "http", "url": "https://h/mcp", "auth": auth}}});
+
+    let v = ok(&server(json!("oauth")));
+    let auth = only(&v).auth.clone().expect("auth");
+    assert_eq!(auth.grant, OAuthGrant::AuthorizationCode);
+    assert_eq!(auth.redirect_uri(), "http://127.0.0.1:8976/callback");
+
+    let v = ok(&server(json!({
+        "type": "oauth", "clientId": "app", "clientSecret": {"source": "env", "provider": "default", "id": "APP_SECRET"},
+        "scopes": ["read", "write"], "redirectUri": "http://127.0.0.1:9000/cb", "grant": "client_credentials"
+    })));
+    let auth = only(&v).auth.clone().expect("auth");
+    assert_eq!(auth.client_id.as_deref(), Some("app"));
+    assert!(
+        auth.client_secret
+            .as_deref()
+            .unwrap()
+            .starts_with("secret://")
+    );
+    assert_eq!(auth.scopes, ["read", "write"]);
+    assert_eq!(auth.grant, OAuthGrant::ClientCredentials);
+    // The secret never shows in Debug output, only a reference would.
+    let v = ok(&server(
+        json!({"type": "oauth", "clientId": "a", "clientSecret": "plain-s3cret"}),
+    ));
+    assert!(!format!("{:?}", only(&v)).contains("plain-s3cret"));
+
+    let bad = |auth: Value, want: &str| {
+        let e = validate_mcp_config(&server(auth)).unwrap_err();
+        assert!(e.contains(want), "{e} lacks {want}");
+    };
+    bad(
+        json!("basic"),
+        "servers.r.auth: Invalid auth 'basic': expected 'oauth'",
+    );
+    bad(json!({"clientId": "a"}), "servers.r.auth: Missing 'type'");
+    bad(
+        json!({"type": "oauth", "grant": "password"}),
+        "servers.r.auth.grant: Invalid grant 'password'",
+    );
+    bad(
+        json!({"type": "oauth", "clientSecret": "s"}),
+        "'clientSecret' needs 'clientId'",
+    );
+    bad(
+        json!({"type": "oauth", "grant": "client_credentials", "clientId": "a"}),
+        "needs 'clientId' and 'clientSecret' or 'privateKeyFile'",
+    );
+    bad(
+        json!({"type": "oauth", "redirectUri": "myapp:/cb"}),
+        "servers.r.auth.redirectUri: Must be an http:// or https:// URL",
+    );
+    bad(
+        json!({"type": "oauth", "clientMetadataUrl": "http://h/c.json"}),
+        "Must be an https:// URL",
+    );
+    bad(
+        json!({"type": "oauth", "scope": "x"}),
+        "servers.r.auth: Unrecognized key 'scope'",
+    );
+    bad(json!(7), "servers.r.auth: Expected object, received number");
+
+    let e = validate_mcp_config(&json!({"servers": {"s": {"command": "c", "auth": "oauth"}}}))
+        .unwrap_err();
+    assert!(
+        e.contains("servers.s.auth: OAuth applies to remote servers"),
+        "{e}"
+    );
+}

@@ -266,6 +266,83 @@ pub struct ServerConfig {
     /// `taskTimeout`: bounds a tool call run as a task (create, poll, result); `None` takes
     /// `toolTimeout`.
     pub task_timeout_ms: Option<u64>,
+    /// `auth`: OAuth for an `http` or `sse` server (`None`: no OAuth, static headers only).
+    pub auth: Option<OAuthConfig>,
+}
+
+/// `auth: { type: 'oauth', … }` (or `auth: 'oauth'`): how the client obtains tokens for a
+/// remote server. Secrets (`clientSecret`) are kept as written (`secret://`, `${VAR}` or
+/// plaintext) and resolved at each start like `headers`.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct OAuthConfig {
+    /// A client id registered with the authorization server out of band.
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// Scopes to ask for; empty lets the server's challenge and metadata decide.
+    pub scopes: Vec<String>,
+    /// Where the authorization server sends the browser back (default
+    /// [`OAuthConfig::DEFAULT_REDIRECT_URI`]).
+    pub redirect_uri: Option<String>,
+    pub grant: OAuthGrant,
+    /// A PEM private key for `private_key_jwt` client authentication (client credentials).
+    pub private_key_file: Option<String>,
+    /// An HTTPS URL of this client's metadata document (SEP-991), used as its client id where
+    /// the authorization server supports it.
+    pub client_metadata_url: Option<String>,
+}
+
+impl OAuthConfig {
+    /// The loopback redirect `login` listens on by default.
+    pub const DEFAULT_REDIRECT_URI: &'static str = "http://127.0.0.1:8976/callback";
+
+    pub fn redirect_uri(&self) -> &str {
+        self.redirect_uri
+            .as_deref()
+            .unwrap_or(Self::DEFAULT_REDIRECT_URI)
+    }
+}
+
+impl fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthConfig")
+            .field("client_id", &self.client_id)
+            .field(
+                "client_secret",
+                &self.client_secret.as_ref().map(|s| {
+                    if s.starts_with("secret://") {
+                        s.as_str()
+                    } else {
+                        "***"
+                    }
+                }),
+            )
+            .field("scopes", &self.scopes)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("grant", &self.grant)
+            .field("private_key_file", &self.private_key_file)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .finish()
+    }
+}
+
+/// `auth.grant`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OAuthGrant {
+    /// A user signs in (through the host's `authorize`, or `login`).
+    #[default]
+    AuthorizationCode,
+    /// A machine client: `clientId` with `clientSecret` or `privateKeyFile`.
+    ClientCredentials,
+}
+
+impl OAuthGrant {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "authorization_code" => Some(Self::AuthorizationCode),
+            "client_credentials" => Some(Self::ClientCredentials),
+            _ => None,
+        }
+    }
 }
 
 /// `protocol`: which MCP revision a server is spoken to in.
@@ -387,6 +464,7 @@ impl ServerConfig {
             cache_dir: None,
             protocol: ProtocolChoice::Auto,
             task_timeout_ms: None,
+            auth: None,
         }
     }
 
@@ -453,6 +531,7 @@ impl fmt::Debug for ServerConfig {
             .field("cache_dir", &self.cache_dir)
             .field("protocol", &self.protocol)
             .field("task_timeout_ms", &self.task_timeout_ms)
+            .field("auth", &self.auth)
             .finish()
     }
 }

@@ -13,8 +13,8 @@ use serde_json::{Map, Value};
 
 use super::model::{
     DefaultScope, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
-    MAX_TOOLS_LIMIT, McpConfig, PinPolicy, ProtocolChoice, ResultMode, SchemaMode, ServerConfig,
-    TransportKind, ValidatedConfig, server_defaults,
+    MAX_TOOLS_LIMIT, McpConfig, OAuthConfig, OAuthGrant, PinPolicy, ProtocolChoice, ResultMode,
+    SchemaMode, ServerConfig, TransportKind, ValidatedConfig, server_defaults,
 };
 use super::values::{display_value, excerpt, type_name};
 
@@ -386,6 +386,7 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
         "maxResultBytes" => {
             s.results.max_result_bytes = check_int(p, val, 1, MAX_RESULT_LIMIT, issues)
         }
+        "auth" => s.auth = check_auth(p, val, issues),
         "toolFilter" => match super::tool_filter::parse_tool_filter(p, val) {
             Ok(filter) => s.tool_filter = filter,
             Err(found) => issues.0.extend(found),
@@ -393,6 +394,112 @@ fn set_key(s: &mut ServerConfig, key: &str, val: &Value, p: &str, issues: &mut I
         _ => return false,
     }
     true
+}
+
+/// `auth`: `'oauth'`, or `{ type: 'oauth', clientId?, clientSecret?, scopes?, redirectUri?,
+/// grant?, privateKeyFile?, clientMetadataUrl? }`. `clientSecret` may be a SecretRef object.
+fn check_auth(path: &str, v: &Value, issues: &mut Issues) -> Option<OAuthConfig> {
+    let obj = match v {
+        Value::String(t) if t == "oauth" => return Some(OAuthConfig::default()),
+        Value::String(t) => {
+            issues.push(
+                path,
+                format_args!("Invalid auth '{}': expected 'oauth'", excerpt(t)),
+            );
+            return None;
+        }
+        Value::Object(obj) => obj,
+        other => {
+            issues.expected(path, "object", other);
+            return None;
+        }
+    };
+    let before = issues.0.len();
+    let mut auth = OAuthConfig::default();
+    match obj.get("type") {
+        Some(Value::String(t)) if t == "oauth" => {}
+        Some(Value::String(t)) => issues.push(
+            &format!("{path}.type"),
+            format_args!("Invalid type '{}': expected 'oauth'", excerpt(t)),
+        ),
+        Some(other) => issues.expected(&format!("{path}.type"), "string", other),
+        None => issues.push(path, "Missing 'type' (expected 'oauth')"),
+    }
+    for (key, val) in obj {
+        let p = format!("{path}.{key}");
+        let non_empty = |issues: &mut Issues| match check_string(&p, val, issues) {
+            Some(t) if t.is_empty() => {
+                issues.push(&p, "Must not be empty");
+                None
+            }
+            t => t,
+        };
+        match key.as_str() {
+            "type" => {}
+            "clientId" => auth.client_id = non_empty(issues),
+            "clientSecret" => {
+                auth.client_secret = match val {
+                    Value::Object(r) if r.contains_key("source") => {
+                        match crate::secrets::secret_ref_to_uri(r) {
+                            Ok(uri) => Some(uri),
+                            Err(message) => {
+                                issues.push(&p, message);
+                                None
+                            }
+                        }
+                    }
+                    _ => non_empty(issues),
+                }
+            }
+            "scopes" => auth.scopes = check_string_array(&p, val, issues).unwrap_or_default(),
+            "redirectUri" => {
+                auth.redirect_uri = non_empty(issues);
+                if let Some(uri) = &auth.redirect_uri
+                    && !(uri.starts_with("http://") || uri.starts_with("https://"))
+                {
+                    issues.push(&p, "Must be an http:// or https:// URL");
+                }
+            }
+            "grant" => {
+                if let Some(t) = check_string(&p, val, issues) {
+                    match OAuthGrant::parse(&t) {
+                        Some(grant) => auth.grant = grant,
+                        None => issues.push(
+                            &p,
+                            format_args!(
+                                "Invalid grant '{}': expected 'authorization_code' or \
+                                 'client_credentials'",
+                                excerpt(&t)
+                            ),
+                        ),
+                    }
+                }
+            }
+            "privateKeyFile" => auth.private_key_file = non_empty(issues),
+            "clientMetadataUrl" => {
+                auth.client_metadata_url = non_empty(issues);
+                if let Some(url) = &auth.client_metadata_url
+                    && !url.starts_with("https://")
+                {
+                    issues.push(&p, "Must be an https:// URL");
+                }
+            }
+            other => issues.push(path, format_args!("Unrecognized key '{}'", excerpt(other))),
+        }
+    }
+    if auth.client_secret.is_some() && auth.client_id.is_none() {
+        issues.push(path, "'clientSecret' needs 'clientId'");
+    }
+    if auth.grant == OAuthGrant::ClientCredentials
+        && (auth.client_id.is_none()
+            || (auth.client_secret.is_none() && auth.private_key_file.is_none()))
+    {
+        issues.push(
+            path,
+            "grant 'client_credentials' needs 'clientId' and 'clientSecret' or 'privateKeyFile'",
+        );
+    }
+    (issues.0.len() == before).then_some(auth)
 }
 
 impl ServerConfig {
@@ -429,6 +536,12 @@ fn validate_server(name: &str, v: &Value, issues: &mut Issues) -> Option<ServerC
         if !set_key(&mut s, key, val, &path, issues) {
             issues.push(&base, format_args!("Unrecognized key '{}'", excerpt(key)));
         }
+    }
+    if s.auth.is_some() && s.transport == TransportKind::Stdio {
+        issues.push(
+            &format!("{base}.auth"),
+            "OAuth applies to remote servers: set transport 'http' or 'sse'",
+        );
     }
     (issues.0.len() == before).then_some(s)
 }

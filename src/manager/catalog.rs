@@ -290,6 +290,12 @@ impl Manager {
         Ok(resource_text(&result.contents))
     }
 
+    /// Deletes `name`'s stored OAuth tokens (the next start signs in again). `Ok(false)`: none
+    /// were stored.
+    pub async fn logout(&self, name: &str) -> Result<bool, String> {
+        self.server_named(name)?.sign_out().await
+    }
+
     fn server_named(&self, name: &str) -> Result<Arc<Server>, String> {
         self.roster()
             .named(name)

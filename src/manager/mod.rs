@@ -55,6 +55,8 @@ pub struct StatusEntry {
     pub running: bool,
     /// The protocol revision the last session negotiated.
     pub protocol_version: Option<String>,
+    /// OAuth servers: where the sign-in stands.
+    pub auth: Option<crate::oauth::AuthState>,
 }
 
 /// An agent tool with the routing it needs: which server, under which name there.
@@ -239,6 +241,7 @@ impl Manager {
                     transport: snap.transport,
                     running: snap.running,
                     protocol_version: snap.protocol_version,
+                    auth: s.auth_state(),
                 }
             })
             .collect()

@@ -69,7 +69,7 @@ impl Drop for AbortOnDrop {
 }
 
 /// The core callback for the JS function `value` (`option` names it in errors).
-fn callback(env: &Env, value: Unknown, with_request: bool) -> Result<Hook> {
+pub(super) fn callback(env: &Env, value: Unknown, with_request: bool) -> Result<Hook> {
     let adapter: Function<FnArgs<(Unknown, bool)>, Array> = env.run_script(ADAPTER)?;
     let pair = adapter.call(FnArgs::from((value, with_request)))?;
     let call: Function<FnArgs<(u32, String)>, Promise<Option<String>>> = pair

@@ -82,6 +82,9 @@ export interface McpServerConfig {
   protocol?: 'auto' | '2026-07-28' | '2025-11-25' | '2025-06-18' | '2025-03-26' | '2024-11-05'
   /** Bounds a tool call run as a task (create, poll, result), in ms. Default `toolTimeout`. */
   taskTimeout?: number
+  /** http / sse: OAuth 2.1 (docs/oauth.md). `'oauth'` discovers everything from the server's
+   *  401; the object adds a pre-registered client, scopes, a redirect URI or the machine grant. */
+  auth?: 'oauth' | McpOAuthConfig
   /** A progress notification restarts the call's toolTimeout. Default false. */
   resetTimeoutOnProgress?: boolean
   /** With resetTimeoutOnProgress: the most a call may run in all, in ms. Default 600000. */
@@ -177,6 +180,14 @@ export interface McpManagerOptions {
    * A server's own `results` wins.
    */
   results?: 'compat' | 'rich'
+  /**
+   * OAuth for servers with `auth` (docs/oauth.md). `authorize(url, { server, signal })` shows
+   * the user the authorization URL and resolves with the callback URL the browser reached (or
+   * the code); without it a server that needs a user ends `error` saying how to sign in.
+   * Tokens live in `store` (`get(key)`, `set(key, value)`, `delete(key)`; keys name the issuer
+   * and the resource), or in files under `dir` (mode 0600), or in memory.
+   */
+  oauth?: McpOAuthOptions
   /**
    * Answers servers' `sampling/createMessage` requests (the spec's `CreateMessageRequest`
    * params in, a `CreateMessageResult` out). Declared to servers only when given; without it
@@ -357,4 +368,35 @@ export interface AgentTool {
     signal?: AbortSignal,
     onUpdate?: (partial: AgentToolResult<AgentToolProgressDetails>) => void,
   ): Promise<AgentToolResult>
+}
+
+/** A server's `auth` object (`type: 'oauth'`). */
+export interface McpOAuthConfig {
+  type: 'oauth'
+  /** A client id registered with the authorization server out of band. */
+  clientId?: string
+  /** With `clientId`: `secret://…`, `${VAR}`, a SecretRef or plain text. */
+  clientSecret?: string | { source: string; provider?: string; id: string }
+  /** Scopes to ask for; default: what the server's challenge and metadata say. */
+  scopes?: string[]
+  /** Default `http://127.0.0.1:8976/callback` (what `login` listens on). */
+  redirectUri?: string
+  /** Default 'authorization_code' (a user signs in); 'client_credentials' for machine clients. */
+  grant?: 'authorization_code' | 'client_credentials'
+  /** PEM private key for `private_key_jwt` client authentication (client credentials). */
+  privateKeyFile?: string
+  /** HTTPS URL of this client's metadata document (SEP-991), used where the server supports it. */
+  clientMetadataUrl?: string
+}
+
+/** The manager's `oauth` option. */
+export interface McpOAuthOptions {
+  authorize?: (url: string, ctx: McpClientRequestContext) => string | Promise<string>
+  store?: {
+    get(key: string): string | null | undefined | Promise<string | null | undefined>
+    set(key: string, value: string): void | Promise<void>
+    delete(key: string): void | Promise<void>
+  }
+  /** A directory for the default file store (created with mode 0700). Not with `store`. */
+  dir?: string
 }

@@ -28,6 +28,8 @@ pub struct McpServerStatusEntry {
     pub running: bool,
     /// The protocol revision the last session negotiated (`2025-11-25`, `2025-06-18`, …).
     pub protocol_version: Option<String>,
+    /// OAuth servers only: `pending`, `authorized`, `login-required` or `error`.
+    pub auth: Option<String>,
 }
 
 /// What `reconfigure` did, by server name.
@@ -68,8 +70,10 @@ impl McpManager {
         let mut json = serde_json::Map::new();
         let mut hooks = crate::hooks::Hooks::default();
         let mut client_requests = crate::session::ClientRequests::default();
+        let mut oauth = crate::oauth::OAuthHost::default();
         if let Some(options) = options {
             client_requests = super::client_requests::from_options(env, &options)?;
+            oauth = super::oauth::from_options(env, &options)?;
             if let Some(logger) = options.get::<Object>("logger")? {
                 sink = Arc::new(JsLogSink::from_object(&logger)?);
             }
@@ -103,6 +107,7 @@ impl McpManager {
         manager_options.events = crate::events::Events::new(event_sink.clone());
         manager_options.hooks = hooks;
         manager_options.runtime.client_requests = client_requests;
+        manager_options.runtime.oauth = oauth;
         Ok(Self {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,
@@ -231,6 +236,19 @@ impl McpManager {
         checked_promise(env, input, |(server, uri)| async move {
             manager.read_resource(&server, &uri).await
         })
+    }
+
+    /// Deletes an OAuth server's stored tokens, so its next start signs in again. Resolves
+    /// `true` when tokens were stored; rejects naming an unknown server or one without OAuth.
+    #[napi(ts_args_type = "server: string", ts_return_type = "Promise<boolean>")]
+    pub fn logout<'env>(&self, env: &'env Env, server: Unknown) -> Result<PromiseRaw<'env, bool>> {
+        let input = catalog::string_arg(server, "logout: server");
+        let manager = self.inner.clone();
+        checked_promise(
+            env,
+            input,
+            |server| async move { manager.logout(&server).await },
+        )
     }
 
     /// Stops every server and its process tree. Idempotent; never rejects.
@@ -364,7 +382,7 @@ impl McpManager {
         host_env
     }
 
-    /// Every configured server's status. `running` and `protocolVersion` are defined
+    /// Every configured server's status. `running`, `protocolVersion` and `auth` are defined
     /// non-enumerable, so an entry compares, spreads and serialises as the contract's
     /// `{ name, status, toolCount, transport? }` (the original's shape) while `entry.running`
     /// and `entry.protocolVersion` read them.
@@ -380,6 +398,7 @@ impl McpManager {
                 transport: s.transport.map(str::to_owned),
                 running: s.running,
                 protocol_version: s.protocol_version,
+                auth: s.auth.map(|a| a.as_str().to_owned()),
             };
             let mut object = Object::new(env)?;
             object.set_named_property("name", entry.name)?;
@@ -389,15 +408,25 @@ impl McpManager {
                 object.set_named_property("transport", transport)?;
             }
             let hidden = PropertyAttributes::Writable | PropertyAttributes::Configurable;
-            let mut extra = vec![Property::new()
-                .with_utf8_name("running")?
-                .with_napi_value(env, entry.running)?
-                .with_property_attributes(hidden)];
+            let mut extra = vec![
+                Property::new()
+                    .with_utf8_name("running")?
+                    .with_napi_value(env, entry.running)?
+                    .with_property_attributes(hidden),
+            ];
             if let Some(version) = entry.protocol_version {
                 extra.push(
                     Property::new()
                         .with_utf8_name("protocolVersion")?
                         .with_napi_value(env, version)?
+                        .with_property_attributes(hidden),
+                );
+            }
+            if let Some(auth) = entry.auth {
+                extra.push(
+                    Property::new()
+                        .with_utf8_name("auth")?
+                        .with_napi_value(env, auth)?
                         .with_property_attributes(hidden),
                 );
             }

@@ -10,6 +10,7 @@ mod hooks;
 mod host_env;
 mod logger;
 mod manager;
+mod oauth;
 mod settle;
 mod text;
 mod tool;

@@ -291,7 +291,39 @@ async fn resolve_secrets(
     } else {
         resolve_entries(server, resolver, &config.headers).await?
     };
+    if let (Some(oauth), Some(auth)) = (&server.oauth, &config.auth) {
+        oauth.set_secrets(oauth_secrets(server, resolver, auth).await?);
+    }
     Ok(ResolvedSecrets { env, headers })
+}
+
+/// The OAuth client secret and private key for this start, registered with the redactor.
+async fn oauth_secrets(
+    server: &Server,
+    resolver: &SecretResolver,
+    auth: &crate::config::OAuthConfig,
+) -> Result<crate::oauth::ClientSecrets, ConnectError> {
+    let mut secrets = crate::oauth::ClientSecrets::default();
+    if let Some(raw) = &auth.client_secret {
+        let resolved = resolver
+            .resolve_all(&[("auth.clientSecret".to_owned(), raw.clone())])
+            .await?;
+        if let Some((_, value)) = resolved.into_iter().next() {
+            server.log.redactor().register(&value);
+            secrets.client_secret = Some(value);
+        }
+    }
+    if let Some(path) = &auth.private_key_file {
+        let pem = tokio::fs::read_to_string(path).await.map_err(|e| {
+            ConnectError::Config(format!(
+                "auth.privateKeyFile '{path}' could not be read: {e}"
+            ))
+        })?;
+        let pem = SecretString::from(pem);
+        server.log.redactor().register(&pem);
+        secrets.private_key = Some(pem);
+    }
+    Ok(secrets)
 }
 
 async fn resolve_entries(
@@ -472,6 +504,10 @@ async fn connect_remote(
         connect_timeout,
         log: server.log.clone(),
         task_hints: server.fresh_task_hints(),
+        bearer: server
+            .oauth
+            .clone()
+            .map(|o| o as Arc<dyn crate::transport::bearer::Bearer>),
     });
     let setup = SessionSetup {
         lost: Some(http.lost()),
@@ -561,6 +597,10 @@ async fn connect_sse(
         post_timeout: connect_timeout,
         log: server.log.clone(),
         fault: server.fault.clone(),
+        bearer: server
+            .oauth
+            .clone()
+            .map(|o| o as Arc<dyn crate::transport::bearer::Bearer>),
     })
     .await
     .map_err(ConnectError::Http)?;

@@ -164,6 +164,8 @@ pub struct RuntimeOptions {
     pub client_requests: crate::session::ClientRequests,
     /// `cacheDir` of the manager (a server's own wins).
     pub cache_dir: Option<std::path::PathBuf>,
+    /// The host's part in OAuth (its `authorize` step and its token store).
+    pub oauth: crate::oauth::OAuthHost,
 }
 
 impl Default for RuntimeOptions {
@@ -176,6 +178,7 @@ impl Default for RuntimeOptions {
             schemas: crate::config::SchemaMode::Compat,
             client_requests: crate::session::ClientRequests::default(),
             cache_dir: None,
+            oauth: crate::oauth::OAuthHost::default(),
         }
     }
 }
@@ -203,6 +206,8 @@ pub struct Server {
     pub(super) opened_with: std::sync::Mutex<Option<crate::session::Lifecycle>>,
     /// What the current session's server said about tasks (rmcp's types drop it).
     pub(super) task_hints: std::sync::Mutex<Arc<TaskHints>>,
+    /// OAuth for a remote server with `auth` (kept across restarts: its tokens live on).
+    pub(super) oauth: Option<Arc<crate::oauth::Authorizer>>,
 }
 
 impl Server {
@@ -220,7 +225,20 @@ impl Server {
             running: false,
             protocol_version: None,
         });
+        let oauth = match (&config.auth, &config.url) {
+            (Some(auth), Some(url)) => crate::oauth::Authorizer::new(
+                &config.name,
+                url,
+                auth.clone(),
+                options.oauth.clone(),
+                log.clone(),
+            )
+            .inspect_err(|e| log.warn(e))
+            .ok(),
+            _ => None,
+        };
         Arc::new(Self {
+            oauth,
             config,
             state,
             progress: Arc::new(ProgressRouter::default()),
@@ -252,6 +270,22 @@ impl Server {
         let hints = Arc::new(TaskHints::default());
         *self.task_hints.lock().unwrap_or_else(|p| p.into_inner()) = hints.clone();
         hints
+    }
+
+    /// Where the server's OAuth sign-in stands (`None`: no `auth`).
+    pub fn auth_state(&self) -> Option<crate::oauth::AuthState> {
+        self.oauth.as_ref().map(|o| o.state())
+    }
+
+    /// Deletes the server's stored OAuth tokens. `Ok(false)`: none were stored.
+    pub async fn sign_out(&self) -> Result<bool, String> {
+        match &self.oauth {
+            Some(oauth) => oauth.sign_out().await,
+            None => Err(format!(
+                "MCP server '{}' does not use OAuth",
+                self.config.name
+            )),
+        }
     }
 
     pub fn name(&self) -> &str {

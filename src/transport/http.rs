@@ -30,8 +30,10 @@ use rmcp::transport::streamable_http_client::{
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransport, StreamableHttpClientTransportConfig,
 };
+use secrecy::SecretString;
 use tokio_util::sync::CancellationToken;
 
+use super::bearer::{Bearer, Refusal};
 use super::json_peek;
 use super::net::{self, Body, Target};
 use super::sse_events::{Decoder, Event, TooLarge};
@@ -51,6 +53,8 @@ pub struct HttpSpec<'a> {
     pub log: Log,
     /// Shown every answer's bytes (what rmcp's types drop about tasks).
     pub task_hints: Arc<super::task_hints::TaskHints>,
+    /// Who gives each request its bearer token (OAuth), if anyone.
+    pub bearer: Option<Arc<dyn Bearer>>,
 }
 
 /// The transport for one session: rmcp's Streamable HTTP worker over our client.
@@ -68,7 +72,8 @@ pub fn open(spec: HttpSpec<'_>) -> (HttpTransport, HttpClient) {
         spec.server,
         spec.log,
     )
-    .with_task_hints(spec.task_hints);
+    .with_task_hints(spec.task_hints)
+    .with_bearer(spec.bearer);
     let mut config = StreamableHttpClientTransportConfig::with_uri(spec.target.url.as_str());
     config.max_sse_event_size = spec.max_message_bytes;
     config.allow_stateless = true;
@@ -106,6 +111,14 @@ pub struct HttpError(pub String);
 
 type HttpResult<T> = Result<T, StreamableHttpError<HttpError>>;
 
+/// Why a request got no response.
+enum Sent {
+    /// It could not be sent or its answer not read.
+    Failed(reqwest::Error),
+    /// The server refused its token and no new one could be had (a message for the user).
+    Refused(String),
+}
+
 /// How the server answered the `initialize` POST, for the decision to fall back to legacy SSE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InitialAnswer {
@@ -133,6 +146,7 @@ struct Shared {
     server: String,
     log: Log,
     task_hints: Option<Arc<super::task_hints::TaskHints>>,
+    bearer: Option<Arc<dyn Bearer>>,
 }
 
 /// Our reqwest-based [`StreamableHttpClient`]. Cheap to clone (rmcp clones it per request).
@@ -161,7 +175,51 @@ impl HttpClient {
             server: server.to_owned(),
             log,
             task_hints: None,
+            bearer: None,
         }))
+    }
+
+    /// Gives every request the token `bearer` holds, and tells it of each refusal.
+    fn with_bearer(self, bearer: Option<Arc<dyn Bearer>>) -> Self {
+        let mut shared = Arc::try_unwrap(self.0).unwrap_or_else(|_| unreachable!("not shared yet"));
+        shared.bearer = bearer;
+        Self(Arc::new(shared))
+    }
+
+    /// The bearer token for the next request, or why there is none.
+    async fn token(&self) -> Result<Option<SecretString>, String> {
+        match &self.0.bearer {
+            Some(bearer) => bearer.token().await,
+            None => Ok(None),
+        }
+    }
+
+    /// Sends what `build` makes, with the bearer token; when the server refuses the token,
+    /// the bearer's holder gets a new one and the request is sent again (bounded).
+    async fn send_authorized(
+        &self,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<Option<reqwest::Response>, Sent> {
+        let mut retries = 0;
+        loop {
+            let token = self.token().await.map_err(Sent::Refused)?;
+            let builder = super::bearer::authorize(build(), token.as_ref());
+            let response = match self.unless_closed(builder.send()).await {
+                Some(Ok(response)) => response,
+                Some(Err(error)) => return Err(Sent::Failed(error)),
+                None => return Ok(None),
+            };
+            if let Some(bearer) = &self.0.bearer
+                && retries < super::bearer::MAX_AUTH_RETRIES
+                && let Some(refusal) = Refusal::of(&response, token.as_ref())
+            {
+                retries += 1;
+                drop(response);
+                bearer.refused(refusal).await.map_err(Sent::Refused)?;
+                continue;
+            }
+            return Ok(Some(response));
+        }
     }
 
     /// Shows every answer to `hints` before rmcp parses it.
@@ -462,23 +520,28 @@ impl StreamableHttpClient for HttpClient {
             _ => false,
         };
         let body = serde_json::to_vec(&message)?;
-        let mut builder = self
-            .0
-            .client
-            .post(uri.as_ref())
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header(CONTENT_TYPE, "application/json");
-        for (header, value) in standard_headers(&message, &body) {
-            builder = builder.header(header, value);
-        }
-        let builder = self.request(builder, session_id.as_deref(), custom_headers);
-        let response = match self.unless_closed(builder.body(body).send()).await {
-            Some(Ok(response)) => response,
-            Some(Err(error)) => {
+        let standard = standard_headers(&message, &body);
+        let build = || {
+            let mut builder = self
+                .0
+                .client
+                .post(uri.as_ref())
+                .header(ACCEPT, "application/json, text/event-stream")
+                .header(CONTENT_TYPE, "application/json");
+            for (header, value) in &standard {
+                builder = builder.header(*header, value.clone());
+            }
+            self.request(builder, session_id.as_deref(), custom_headers.clone())
+                .body(body.clone())
+        };
+        let response = match self.send_authorized(build).await {
+            Ok(Some(response)) => response,
+            Ok(None) => return self.fail(request_id.as_ref(), CLOSED.to_owned()),
+            Err(Sent::Failed(error)) => {
                 let text = self.unreachable(&error);
                 return self.fail(request_id.as_ref(), text);
             }
-            None => return self.fail(request_id.as_ref(), CLOSED.to_owned()),
+            Err(Sent::Refused(text)) => return self.fail(request_id.as_ref(), text),
         };
         let status = response.status();
         let new_session = response
@@ -555,7 +618,9 @@ impl StreamableHttpClient for HttpClient {
                 return self.fail(request_id.as_ref(), text);
             }
             let mut text = format!("{} answered {}", self.target().shown, status_text(status));
-            if auth {
+            if auth && self.0.bearer.is_some() {
+                text.push_str(" (the OAuth token was refused)");
+            } else if auth {
                 text.push_str(" (check the credentials in the server's headers)");
             } else if html {
                 text.push_str(" (an HTML page)");
@@ -677,10 +742,14 @@ impl StreamableHttpClient for HttpClient {
         if self.0.lost.is_cancelled() {
             return Ok(());
         }
-        let builder = self.request(
-            self.0.client.delete(uri.as_ref()),
-            Some(&session_id),
-            custom_headers,
+        let token = self.token().await.ok().flatten();
+        let builder = super::bearer::authorize(
+            self.request(
+                self.0.client.delete(uri.as_ref()),
+                Some(&session_id),
+                custom_headers,
+            ),
+            token.as_ref(),
         );
         // Best effort: the session is over either way.
         let _ = tokio::time::timeout(DELETE_TIMEOUT, builder.send()).await;
@@ -716,24 +785,27 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> HttpResult<BoxStream<'static, Result<sse_stream::Sse, SseError>>> {
-        let mut builder = self
-            .0
-            .client
-            .get(uri.as_ref())
-            .header(ACCEPT, "text/event-stream");
-        if let Some(last) = last_event_id.as_deref()
-            && let Ok(value) = HeaderValue::from_str(last)
-        {
-            builder = builder.header(LAST_EVENT_ID_HEADER, value);
-        }
-        let builder = self.request(builder, session_id.as_deref(), custom_headers);
-        let response = match self.unless_closed(builder.send()).await {
-            Some(Ok(response)) => response,
-            Some(Err(error)) => {
+        let build = || {
+            let mut builder = self
+                .0
+                .client
+                .get(uri.as_ref())
+                .header(ACCEPT, "text/event-stream");
+            if let Some(last) = last_event_id.as_deref()
+                && let Ok(value) = HeaderValue::from_str(last)
+            {
+                builder = builder.header(LAST_EVENT_ID_HEADER, value);
+            }
+            self.request(builder, session_id.as_deref(), custom_headers.clone())
+        };
+        let response = match self.send_authorized(build).await {
+            Ok(Some(response)) => response,
+            Ok(None) => return Err(StreamableHttpError::Client(HttpError(CLOSED.to_owned()))),
+            Err(Sent::Failed(error)) => {
                 let text = self.unreachable(&error);
                 return Err(StreamableHttpError::Client(HttpError(text)));
             }
-            None => return Err(StreamableHttpError::Client(HttpError(CLOSED.to_owned()))),
+            Err(Sent::Refused(text)) => return Err(StreamableHttpError::Client(HttpError(text))),
         };
         let status = response.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {

@@ -3,6 +3,7 @@
 //! server process); the [session](crate::session) speaks the protocol over it. Each transport
 //! takes its own small spec, never the config model.
 
+pub mod bearer;
 pub mod child_env;
 pub mod header_params;
 pub mod http;

@@ -28,6 +28,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
+use secrecy::SecretString;
+
+use super::bearer::{Bearer, Refusal};
 use super::net::{self, Target};
 use super::sse_events::{Decoder, Event};
 use super::stdio_lines::StreamFault;
@@ -62,6 +65,8 @@ pub struct SseOptions<'a> {
     pub log: Log,
     /// Where the reason goes when the session ends under its calls.
     pub fault: StreamFault,
+    /// Who gives each request its bearer token (OAuth), if anyone.
+    pub bearer: Option<Arc<dyn Bearer>>,
 }
 
 struct Shared {
@@ -78,9 +83,54 @@ struct Shared {
     fault: StreamFault,
     probes: AtomicU64,
     log: Log,
+    bearer: Option<Arc<dyn Bearer>>,
+}
+
+/// The bearer token for the next request (none without a bearer, or when it has none).
+async fn token(bearer: &Option<Arc<dyn Bearer>>) -> Result<Option<SecretString>, String> {
+    match bearer {
+        Some(bearer) => bearer.token().await,
+        None => Ok(None),
+    }
 }
 
 impl Shared {
+    /// POSTs `body`; when the server refuses the token, the bearer's holder gets a new one and
+    /// it is sent again (bounded).
+    async fn send_post(&self, body: Vec<u8>) -> Result<reqwest::Response, String> {
+        let shown = net::show_url(&self.endpoint);
+        let mut retries = 0;
+        loop {
+            let token = token(&self.bearer).await?;
+            let request = super::bearer::authorize(self.post(body.clone()), token.as_ref());
+            let response = match tokio::time::timeout(self.post_timeout, request.send()).await {
+                Err(_) => {
+                    return Err(format!(
+                        "no answer from {shown} within {} ms",
+                        self.post_timeout.as_millis()
+                    ));
+                }
+                Ok(Err(error)) => {
+                    let text = net::describe(&error, &self.target);
+                    if net::is_unreachable(&error) {
+                        self.end(&text);
+                    }
+                    return Err(text);
+                }
+                Ok(Ok(response)) => response,
+            };
+            if let Some(bearer) = &self.bearer
+                && retries < super::bearer::MAX_AUTH_RETRIES
+                && let Some(refusal) = Refusal::of(&response, token.as_ref())
+            {
+                retries += 1;
+                bearer.refused(refusal).await?;
+                continue;
+            }
+            return Ok(response);
+        }
+    }
+
     fn post(&self, body: Vec<u8>) -> reqwest::RequestBuilder {
         let mut builder = self
             .client
@@ -133,24 +183,42 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
         post_timeout,
         log,
         fault,
+        bearer,
     } = options;
     fault.clear();
     let shown = target.shown.clone();
     let budget = connect_timeout;
-    let request = client
-        .get(target.url.clone())
-        .header(ACCEPT, "text/event-stream")
-        .header(CACHE_CONTROL, "no-cache")
-        .headers(headers.clone());
-    let response = match tokio::time::timeout_at(deadline, request.send()).await {
-        Err(_) => {
-            return Err(format!(
-                "no answer from {shown} within {} ms",
-                budget.as_millis()
-            ));
+    let mut retries = 0;
+    let response = loop {
+        let token = tokio::time::timeout_at(deadline, token(&bearer))
+            .await
+            .map_err(|_| format!("no answer from {shown} within {} ms", budget.as_millis()))??;
+        let request = client
+            .get(target.url.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header(CACHE_CONTROL, "no-cache")
+            .headers(headers.clone());
+        let request = super::bearer::authorize(request, token.as_ref());
+        let response = match tokio::time::timeout_at(deadline, request.send()).await {
+            Err(_) => {
+                return Err(format!(
+                    "no answer from {shown} within {} ms",
+                    budget.as_millis()
+                ));
+            }
+            Ok(Err(error)) => return Err(net::describe(&error, &target)),
+            Ok(Ok(response)) => response,
+        };
+        if let Some(holder) = &bearer
+            && retries < super::bearer::MAX_AUTH_RETRIES
+            && let Some(refusal) = Refusal::of(&response, token.as_ref())
+        {
+            retries += 1;
+            drop(response);
+            holder.refused(refusal).await?;
+            continue;
         }
-        Ok(Err(error)) => return Err(net::describe(&error, &target)),
-        Ok(Ok(response)) => response,
+        break response;
     };
     let status = response.status();
     if status.is_redirection() {
@@ -165,7 +233,9 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
                 .canonical_reason()
                 .map(|r| format!(" {r}"))
                 .unwrap_or_default(),
-            if auth {
+            if auth && bearer.is_some() {
+                " (the OAuth token was refused)"
+            } else if auth {
                 " (check the credentials in the server's headers)"
             } else {
                 ""
@@ -234,6 +304,7 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
         fault,
         probes: AtomicU64::new(0),
         log,
+        bearer,
     });
     let (tx, incoming) = mpsc::channel(QUEUE);
     let stop = CancellationToken::new();
@@ -361,24 +432,8 @@ impl Transport<RoleClient> for SseTransport {
             }
             let body = serde_json::to_vec(&item)
                 .map_err(|e| SseTransportError(format!("cannot encode a message: {e}")))?;
-            let request = shared.post(body);
             let shown = net::show_url(&shared.endpoint);
-            let response = match tokio::time::timeout(shared.post_timeout, request.send()).await {
-                Err(_) => {
-                    return Err(SseTransportError(format!(
-                        "no answer from {shown} within {} ms",
-                        shared.post_timeout.as_millis()
-                    )));
-                }
-                Ok(Err(error)) => {
-                    let text = net::describe(&error, &shared.target);
-                    if net::is_unreachable(&error) {
-                        shared.end(&text);
-                    }
-                    return Err(SseTransportError(text));
-                }
-                Ok(Ok(response)) => response,
-            };
+            let response = shared.send_post(body).await.map_err(SseTransportError)?;
             let status = response.status();
             if status.is_success() {
                 // The answer comes on the stream; the body is a bare "Accepted".

@@ -18,8 +18,9 @@
 //! | `requestTimeoutMs` | `toolTimeout` |
 //! | `toolFilter { include, exclude }` | `toolFilter` (other keys inside: warning, ignored) |
 //! | `supportsParallelToolCalls` (boolean) | recorded (`ExtractedConfig::recorded`) |
-//! | `auth: "oauth"` | OAuth is not supported: the server is **disabled** (`enabled: false`) with a warning; recorded |
-//! | `oauth`, `sslVerify`, `clientCert`, `clientKey` | warning, ignored |
+//! | `auth: "oauth"` with `oauth { clientId, clientSecret, scopes, redirectUri, grant, privateKeyFile, clientMetadataUrl }` | `auth: { type: 'oauth', … }` (other keys of `oauth`: warning, ignored) |
+//! | `oauth` without `auth: "oauth"` | warning, ignored |
+//! | `sslVerify`, `clientCert`, `clientKey` | warning, ignored |
 //! | anything else | warning, ignored (OpenClaw's server type is open: `[key: string]: unknown`) |
 //!
 //! Other keys of `mcp` are ignored with a warning. The server name `__proto__`
@@ -29,6 +30,17 @@ use serde_json::Value;
 
 use super::common::{Conv, ConvServer, Item, at, join};
 use crate::config::values::{excerpt, type_name};
+
+/// The members of OpenClaw's `oauth` object carried into our `auth`.
+const OAUTH_KEYS: [&str; 7] = [
+    "clientId",
+    "clientSecret",
+    "scopes",
+    "redirectUri",
+    "grant",
+    "privateKeyFile",
+    "clientMetadataUrl",
+];
 
 const TRANSPORTS: &str = "expected 'stdio', 'sse' or 'streamable-http'";
 
@@ -137,12 +149,18 @@ fn server(conv: &mut Conv, name: &str, base: String, entry: &Value) {
             },
             "auth" => match v {
                 Value::String(a) if a == "oauth" => {
-                    conv.warn(format!(
-                        "{}: OAuth is not supported by this package; server '{}' is disabled",
-                        s.path(key),
-                        excerpt(name)
-                    ));
-                    conv.record(name, key, v.clone());
+                    let mut auth = serde_json::Map::new();
+                    auth.insert("type".to_owned(), Value::from("oauth"));
+                    if let Some(Value::Object(o)) = obj.get("oauth") {
+                        for (ok, ov) in o {
+                            if OAUTH_KEYS.contains(&ok.as_str()) {
+                                auth.insert(ok.clone(), ov.clone());
+                            } else {
+                                conv.ignored_key(&s.path("oauth"), ok);
+                            }
+                        }
+                    }
+                    s.obj.insert("auth".to_owned(), Value::Object(auth));
                 }
                 Value::String(a) => s.issue(
                     key,
@@ -153,9 +171,11 @@ fn server(conv: &mut Conv, name: &str, base: String, entry: &Value) {
             "oauth" => {
                 if !oauth {
                     conv.warn(format!(
-                        "{}: Ignored (OAuth is not supported by this package)",
+                        "{}: Ignored (it applies with auth: \"oauth\")",
                         s.path(key)
                     ));
+                } else if !v.is_object() {
+                    s.expected(key, "object", v);
                 }
             }
             "sslVerify" | "clientCert" | "clientKey" => conv.warn(format!(
@@ -168,9 +188,6 @@ fn server(conv: &mut Conv, name: &str, base: String, entry: &Value) {
     if !transport_given && !obj.contains_key("command") && obj.contains_key("url") {
         // OpenClaw connects a URL-only server over SSE unless told otherwise.
         s.obj.insert("transport".to_owned(), Value::from("sse"));
-    }
-    if oauth {
-        s.obj.insert("enabled".to_owned(), Value::Bool(false));
     }
     conv.items.push(Item::Server(s));
 }
