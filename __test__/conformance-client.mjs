@@ -3,15 +3,17 @@
 // the native addon: `conformance client --command <this file> --scenario <name>`.
 //
 // The runner passes the scenario server's URL as the last argument and the scenario's name in
-// MCP_CONFORMANCE_SCENARIO (MCP_CONFORMANCE_CONTEXT holds extra data for OAuth scenarios, which
-// this client does not run). The client connects the way OpenClaw would (an `http` server in an
+// MCP_CONFORMANCE_SCENARIO (MCP_CONFORMANCE_CONTEXT holds extra data: the calls to make, or an
+// OAuth scenario's pre-registered client). The client connects the way OpenClaw would (an `http` server in an
 // McpManager), lists the tools, calls each one with arguments made from its schema, then shuts
 // down and exits by itself (a hard deadline makes sure of that).
 //
 // MCP_NATIVE_ADDON: path of the `.node` file to load (scripts/conformance.sh builds its own copy
 // under target/); without it the package entry (index.js) is used.
 
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 
 const require = createRequire(import.meta.url)
@@ -45,9 +47,12 @@ if (!target || !/^https?:\/\//.test(target)) {
   process.exit(2)
 }
 // The runner announces `localhost`; its servers listen on every interface. Stay on IPv4
-// loopback.
+// loopback. Not in OAuth scenarios: there the URL is the protected resource's identity, which
+// its metadata must match.
 const url = new URL(target)
-if (url.hostname === 'localhost') url.hostname = '127.0.0.1'
+if (url.hostname === 'localhost' && !(process.env.MCP_CONFORMANCE_SCENARIO ?? '').startsWith('auth/')) {
+  url.hostname = '127.0.0.1'
+}
 
 /** Arguments for a tool, from its (converted) JSON schema. */
 function argumentsFor(schema) {
@@ -86,6 +91,37 @@ const logger = {
   error: (m) => say('error', m),
 }
 
+// OAuth scenarios (auth/*): the server's `auth` from the scenario's context, and an
+// `authorize` step that plays the user. The runner's authorization server approves at once by
+// redirecting to the redirect URI; the callback URL it redirects to is what a browser would
+// reach, so that is the answer.
+const oauthScenario = scenario.startsWith('auth/')
+let keyDir
+function authFor() {
+  const auth = {
+    type: 'oauth',
+    // Offered as the client id where the authorization server supports SEP-991 documents.
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
+  }
+  if (context.client_id) auth.clientId = context.client_id
+  if (context.client_secret) auth.clientSecret = context.client_secret
+  if (scenario.startsWith('auth/client-credentials')) auth.grant = 'client_credentials'
+  if (context.private_key_pem) {
+    keyDir = mkdtempSync(path.join(tmpdir(), 'conformance-key-'))
+    const file = path.join(keyDir, 'key.pem')
+    writeFileSync(file, context.private_key_pem, { mode: 0o600 })
+    auth.privateKeyFile = file
+  }
+  return auth
+}
+async function authorize(authorizationUrl, { server }) {
+  say('info', `authorize (${server}): ${authorizationUrl.slice(0, 300)}`)
+  const response = await fetch(authorizationUrl, { redirect: 'manual' })
+  const location = response.headers.get('location')
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`)
+  return new URL(location, authorizationUrl).href
+}
+
 let failed = false
 const manager = new addon.McpManager(
   {
@@ -96,6 +132,7 @@ const manager = new addon.McpManager(
         timeout: 10000,
         toolTimeout: 10000,
         restartOnCrash: false,
+        ...(oauthScenario ? { auth: authFor() } : {}),
       },
     },
   },
@@ -104,6 +141,7 @@ const manager = new addon.McpManager(
   {
     logger,
     shutdownGraceMs: 500,
+    ...(oauthScenario ? { oauth: { authorize } } : {}),
     ...(scenario === 'json-schema-2020-12-preservation' ? { schemas: 'faithful' } : {}),
     // A host with no user at hand accepts a form with the defaults the server gave its fields
     // (elicitation-sep1034-client-defaults checks that every default arrives).
@@ -173,6 +211,7 @@ try {
   say('error', error?.stack ?? String(error))
 } finally {
   await manager.shutdown()
+  if (keyDir) rmSync(keyDir, { recursive: true, force: true })
 }
 say('info', failed ? 'done (failed)' : 'done')
 process.exit(failed ? 1 : 0)
