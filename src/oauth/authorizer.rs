@@ -130,17 +130,17 @@ impl Authorizer {
         );
     }
 
-    /// The current token from `manager` (refreshed when rmcp finds it about to expire).
-    async fn keep_from(&self, manager: &AuthorizationManager) -> Result<SecretString, AuthError> {
-        let token = SecretString::from(manager.get_access_token().await?);
-        let expires_in = manager
-            .get_credentials()
-            .await
-            .ok()
-            .and_then(|(_, response)| response)
-            .and_then(|response| response.expires_in());
-        self.keep(token.clone(), expires_in);
-        Ok(token)
+    /// What is left of the life of the token stored under `key` (`None`: unknown).
+    async fn stored_life(&self, key: &str) -> Option<Duration> {
+        let text = self.host.store.get(key).await.ok()??;
+        let stored: rmcp::transport::auth::StoredCredentials = serde_json::from_str(&text).ok()?;
+        let life = stored.token_response?.expires_in()?;
+        let received = stored.token_received_at?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs();
+        Some(life.saturating_sub(Duration::from_secs(now.saturating_sub(received))))
     }
 
     /// A message for the user about `error` (redacted: an error body may echo a value).
@@ -192,11 +192,12 @@ impl Authorizer {
             key: key.clone(),
             redactor: self.log.redactor().clone(),
         });
-        flow.key = Some(key);
-        if self.from_store(&mut manager, refused).await? {
+        if self.from_store(&mut manager, &key, refused).await? {
+            flow.key = Some(key);
             flow.manager = Some(manager);
             return Ok(());
         }
+        flow.key = Some(key);
         let manager = match self.config.grant {
             OAuthGrant::ClientCredentials => self.client_credentials(manager, &[]).await?,
             OAuthGrant::AuthorizationCode => self.authorization_code(manager).await?,
@@ -210,6 +211,7 @@ impl Authorizer {
     async fn from_store(
         &self,
         manager: &mut AuthorizationManager,
+        key: &str,
         refused: Option<&SecretString>,
     ) -> Result<bool, String> {
         let stored = manager
@@ -222,9 +224,8 @@ impl Authorizer {
         self.configure_client(manager)?;
         match manager.get_access_token().await {
             Ok(token) if refused.is_none_or(|r| r.expose_secret() != token) => {
-                self.keep_from(manager)
-                    .await
-                    .map_err(|e| self.failed("OAuth failed", e))?;
+                let life = self.stored_life(key).await;
+                self.keep(SecretString::from(token), life);
                 return Ok(true);
             }
             Ok(_) => {}
@@ -533,10 +534,21 @@ impl Bearer for Authorizer {
                     let Some(manager) = &flow.manager else {
                         return Ok(Some(stale));
                     };
-                    match self.keep_from(manager).await {
-                        Ok(token) => Ok(Some(token)),
-                        // The server's refusal of the old token starts a new sign-in.
-                        Err(_) => Ok(Some(stale)),
+                    match manager.refresh_token().await {
+                        Ok(response) => {
+                            self.keep_response(&response);
+                            Ok(Some(SecretString::from(
+                                response.access_token().secret().clone(),
+                            )))
+                        }
+                        // No refresh token, or the server would not: the old token is used
+                        // until the server refuses it, which starts a new sign-in.
+                        Err(e) => {
+                            self.log
+                                .debug(&self.failed("refreshing the token ahead of expiry failed", e));
+                            self.keep(stale.clone(), None);
+                            Ok(Some(stale))
+                        }
                     }
                 }
             }
