@@ -93,11 +93,15 @@ function loginAuthorizer(redirectUri, pasted) {
 function readAnswer() {
   const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
   return new Promise((resolve, reject) => {
+    let answered = false
     rl.question('Paste the URL the browser was sent to (or the code): ', (answer) => {
+      answered = true
       rl.close()
+      // Nothing more is read; an open stdin pipe would keep the process alive.
+      process.stdin.destroy()
       answer.trim() ? resolve(answer.trim()) : reject(new Error('no answer given'))
     })
-    rl.on('close', () => reject(new Error('stdin closed before an answer')))
+    rl.on('close', () => answered || reject(new Error('stdin closed before an answer')))
   })
 }
 

@@ -544,8 +544,9 @@ impl Bearer for Authorizer {
                         // No refresh token, or the server would not: the old token is used
                         // until the server refuses it, which starts a new sign-in.
                         Err(e) => {
-                            self.log
-                                .debug(&self.failed("refreshing the token ahead of expiry failed", e));
+                            self.log.debug(
+                                &self.failed("refreshing the token ahead of expiry failed", e),
+                            );
                             self.keep(stale.clone(), None);
                             Ok(Some(stale))
                         }

@@ -187,9 +187,10 @@ async fn open_session(
             lifecycle,
             ..setup.clone()
         };
-        if probe {
+        if probe && server.oauth.is_none() {
             // A legacy server answers a probe at once; one that does not answer is not waited
-            // for long.
+            // for long. (Not with OAuth: a sign-in may happen inside the probe, and a person
+            // takes longer than that.)
             let remaining = setup.deadline.saturating_duration_since(Instant::now());
             setup.deadline = Instant::now() + (remaining / 2).min(DISCOVER_PROBE_LIMIT);
         }
@@ -209,7 +210,11 @@ async fn open_session(
     let probing = auto && first == Lifecycle::Discover && !stdio;
     let outcome = match open(first.clone(), probing).await {
         Ok(opened) => Ok(opened),
-        Err(failure) if !auto || matches!(failure.error, ConnectError::Shutdown) => Err(failure),
+        Err(failure)
+            if !auto || failure.signed_out || matches!(failure.error, ConnectError::Shutdown) =>
+        {
+            Err(failure)
+        }
         // A session opened with `server/discover` that was refused (or, over HTTP, failed in
         // any way): the server speaks an older revision.
         Err(failure) if first == Lifecycle::Discover => {
@@ -263,6 +268,9 @@ fn log_fallback(server: &Server, failure: &Opening, next: &str) {
 pub(super) struct Opening {
     error: ConnectError,
     refused: Option<Vec<String>>,
+    /// OAuth could not get a token the server takes: another revision would not change that
+    /// (and would ask the user again).
+    signed_out: bool,
 }
 
 impl From<ConnectError> for Opening {
@@ -270,6 +278,7 @@ impl From<ConnectError> for Opening {
         Self {
             error,
             refused: None,
+            signed_out: false,
         }
     }
 }
@@ -417,6 +426,7 @@ async fn connect_stdio(
     Err(Opening {
         error: ConnectError::Initialize { cause, stderr },
         refused,
+        signed_out: false,
     })
 }
 
@@ -552,6 +562,7 @@ async fn connect_remote(
         return Err(Opening {
             error: ConnectError::Http(message),
             refused,
+            signed_out: http.signed_out(),
         });
     };
     if !config.sse_fallback {

@@ -147,6 +147,8 @@ struct Shared {
     log: Log,
     task_hints: Option<Arc<super::task_hints::TaskHints>>,
     bearer: Option<Arc<dyn Bearer>>,
+    /// The bearer's holder could not get a token the server takes.
+    signed_out: AtomicBool,
 }
 
 /// Our reqwest-based [`StreamableHttpClient`]. Cheap to clone (rmcp clones it per request).
@@ -176,6 +178,7 @@ impl HttpClient {
             log,
             task_hints: None,
             bearer: None,
+            signed_out: AtomicBool::new(false),
         }))
     }
 
@@ -215,7 +218,10 @@ impl HttpClient {
             {
                 retries += 1;
                 drop(response);
-                bearer.refused(refusal).await.map_err(Sent::Refused)?;
+                if let Err(why) = bearer.refused(refusal).await {
+                    self.0.signed_out.store(true, Ordering::SeqCst);
+                    return Err(Sent::Refused(why));
+                }
                 continue;
             }
             return Ok(Some(response));
@@ -246,6 +252,11 @@ impl HttpClient {
             done = work => Some(done),
             _ = self.0.closed.cancelled() => None,
         }
+    }
+
+    /// Whether a request failed because no token the server takes could be had.
+    pub fn signed_out(&self) -> bool {
+        self.0.signed_out.load(Ordering::SeqCst)
     }
 
     pub fn mark_established(&self) {
