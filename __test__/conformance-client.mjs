@@ -106,8 +106,27 @@ function authFor() {
   if (context.client_id) auth.clientId = context.client_id
   if (context.client_secret) auth.clientSecret = context.client_secret
   if (scenario.startsWith('auth/client-credentials')) auth.grant = 'client_credentials'
-  if (context.private_key_pem) {
+  if (context.private_key_pem || context.valid_jwt) {
     keyDir = mkdtempSync(path.join(tmpdir(), 'conformance-key-'))
+  }
+  // Workload identity federation: the workload's token, as a platform would mount it.
+  if (context.valid_jwt) {
+    const file = path.join(keyDir, 'workload-token')
+    writeFileSync(file, context.valid_jwt, { mode: 0o600 })
+    auth.grant = 'jwt_bearer'
+    auth.assertionFile = file
+  }
+  // Enterprise-managed authorization: the identity token an enterprise sign-in gave the host.
+  if (context.idp_id_token) {
+    auth.grant = 'enterprise'
+    auth.idp = {
+      issuer: context.idp_issuer,
+      tokenEndpoint: context.idp_token_endpoint,
+      clientId: context.idp_client_id,
+      idToken: context.idp_id_token,
+    }
+  }
+  if (context.private_key_pem) {
     const file = path.join(keyDir, 'key.pem')
     writeFileSync(file, context.private_key_pem, { mode: 0o600 })
     auth.privateKeyFile = file

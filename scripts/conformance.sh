@@ -28,17 +28,9 @@ ADDON_DIR=$ROOT/target/conformance-addon
 RESULTS=$ROOT/target/conformance-results
 CLIENT=$ROOT/__test__/conformance-client.mjs
 
-# scenario@revision -> the text its failure must contain (reasons: docs/conformance.md).
-declare -A EXPECTED_FAILURES=(
-  # Enterprise-managed authorization (ID-JAG): needs an IdP identity token from the host; no
-  # config for it yet.
-  ["auth/enterprise-managed-authorization@extension"]="Client did not perform token exchange"
-  # DPoP (SEP-1932): rmcp 3.9 has no DPoP; tokens are presented as Bearer.
-  ["auth/dpop@extension"]="Client presents the access token with the DPoP Authorization scheme"
-  ["auth/dpop-nonce@extension"]="Client presents the access token with the DPoP Authorization scheme"
-  # Workload identity federation (jwt-bearer grant with a workload token): not implemented.
-  ["auth/wif-jwt-bearer@extension"]="Expected grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer"
-)
+# scenario@revision -> the text its failure must contain (reasons: docs/conformance.md). None
+# today: every scenario the runner lists passes.
+declare -A EXPECTED_FAILURES=()
 
 # 1. The runner and a Node >= 22 for it, in their own directory (its own package.json keeps
 #    npm from walking up to the repo's and pruning the repo's node_modules).

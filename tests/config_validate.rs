@@ -1345,6 +1345,35 @@ fn oauth_auth_settings() {
     );
     bad(json!(7), "servers.r.auth: Expected object, received number");
 
+    bad(
+        json!({"type": "oauth", "grant": "jwt_bearer"}),
+        "grant 'jwt_bearer' needs 'assertionFile'",
+    );
+    bad(
+        json!({"type": "oauth", "grant": "enterprise", "clientId": "a"}),
+        "grant 'enterprise' needs 'clientId' and 'idp'",
+    );
+    bad(
+        json!({"type": "oauth", "idp": {"issuer": "https://i"}}),
+        "servers.r.auth.idp: Missing 'tokenEndpoint'",
+    );
+
+    let v = ok(&server(
+        json!({"type": "oauth", "grant": "jwt_bearer", "assertionFile": "/run/token"}),
+    ));
+    assert_eq!(only(&v).auth.as_ref().unwrap().grant, OAuthGrant::JwtBearer);
+    let v = ok(&server(
+        json!({"type": "oauth", "grant": "enterprise", "clientId": "gw",
+        "idp": {"issuer": "https://idp", "tokenEndpoint": "https://idp/token", "clientId": "c", "idToken": "an-id-token"}}),
+    ));
+    let auth = only(&v).auth.clone().unwrap();
+    assert_eq!(auth.grant, OAuthGrant::Enterprise);
+    assert_eq!(
+        auth.idp.as_ref().unwrap().token_endpoint,
+        "https://idp/token"
+    );
+    assert!(!format!("{:?}", only(&v)).contains("an-id-token"));
+
     let e = validate_mcp_config(&json!({"servers": {"s": {"command": "c", "auth": "oauth"}}}))
         .unwrap_err();
     assert!(

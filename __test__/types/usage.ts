@@ -51,6 +51,28 @@ async function gateway(): Promise<void> {
   const modern = new McpManager({ servers: { v2: { transport: 'http', url: 'http://127.0.0.1:1/mcp', protocol: '2026-07-28', taskTimeout: 120_000 }, old: { command: 'node', protocol: 'auto' } } })
   const revision: string | undefined = modern.getStatus()[0]?.protocolVersion
   void revision
+  const tokens = new Map<string, string>()
+  const signedIn = new McpManager(
+    {
+      servers: {
+        linear: { transport: 'http', url: 'https://mcp.linear.app/mcp', auth: 'oauth' },
+        billing: { transport: 'sse', url: 'https://b/sse', auth: { type: 'oauth', grant: 'client_credentials', clientId: 'gw', clientSecret: { source: 'env', provider: 'default', id: 'B' }, scopes: ['read'] } },
+        batch: { transport: 'http', url: 'https://c/mcp', auth: { type: 'oauth', grant: 'jwt_bearer', assertionFile: '/var/run/secrets/tokens/mcp' } },
+        sso: { transport: 'http', url: 'https://d/mcp', auth: { type: 'oauth', grant: 'enterprise', clientId: 'gw', idp: { issuer: 'https://idp', tokenEndpoint: 'https://idp/token', clientId: 'gw-idp', idToken: 'secret://env/ID_TOKEN' } } },
+      },
+    },
+    {
+      oauth: {
+        authorize: async (url, { server, signal }) => `${url}#${server}${signal.aborted}`,
+        store: { get: (key) => tokens.get(key), set: (key, value) => void tokens.set(key, value), delete: async (key) => void tokens.delete(key) },
+      },
+    },
+  )
+  const auth: string | undefined = signedIn.getStatus()[0]?.auth
+  void auth
+  const hadTokens: boolean = await signedIn.logout('linear')
+  void hadTokens
+  void new McpManager({ servers: {} }, { oauth: { dir: '/var/lib/gateway/oauth' } })
   const running: boolean[] = lazy.getStatus().map((s) => s.running)
   const revisions: Array<string | undefined> = lazy.getStatus().map((s) => s.protocolVersion)
   void revisions

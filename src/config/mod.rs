@@ -12,9 +12,10 @@ mod values;
 
 pub use model::{
     DEFAULT_MAX_RESTARTS, DEFAULT_MAX_TOOLS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS,
-    DEFAULT_TOOL_TIMEOUT_MS, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
-    MAX_TOOLS_LIMIT, McpConfig, OAuthConfig, OAuthGrant, PinPolicy, ProtocolChoice, ResultMode,
-    ResultOverrides, SchemaMode, ServerConfig, ToolFilter, TransportKind, ValidatedConfig,
+    DEFAULT_TOOL_TIMEOUT_MS, EnvPolicy, IdpConfig, MAX_DURATION_MS, MAX_RESTARTS_LIMIT,
+    MAX_RESULT_LIMIT, MAX_TOOLS_LIMIT, McpConfig, OAuthConfig, OAuthGrant, PinPolicy,
+    ProtocolChoice, ResultMode, ResultOverrides, SchemaMode, ServerConfig, ToolFilter,
+    TransportKind, ValidatedConfig,
 };
 pub use shapes::{
     ConfigShape, ExtractOptions, ExtractedConfig, MAX_CONFIG_DEPTH, detect_config_shape,

@@ -289,6 +289,40 @@ pub struct OAuthConfig {
     /// An HTTPS URL of this client's metadata document (SEP-991), used as its client id where
     /// the authorization server supports it.
     pub client_metadata_url: Option<String>,
+    /// `jwt_bearer`: the file holding the workload's identity token (read at each grant).
+    pub assertion_file: Option<String>,
+    /// `enterprise`: the enterprise identity provider.
+    pub idp: Option<IdpConfig>,
+}
+
+/// `auth.idp`: the enterprise identity provider whose identity token is exchanged for access
+/// (SEP-990). `clientSecret` and `idToken` take the secret forms.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct IdpConfig {
+    pub issuer: String,
+    pub token_endpoint: String,
+    pub client_id: String,
+    pub client_secret: Option<String>,
+    pub id_token: String,
+}
+
+impl fmt::Debug for IdpConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |s: &str| {
+            if s.starts_with("secret://") {
+                s.to_owned()
+            } else {
+                "***".to_owned()
+            }
+        };
+        f.debug_struct("IdpConfig")
+            .field("issuer", &self.issuer)
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_deref().map(shown))
+            .field("id_token", &shown(&self.id_token))
+            .finish()
+    }
 }
 
 impl OAuthConfig {
@@ -321,6 +355,8 @@ impl fmt::Debug for OAuthConfig {
             .field("grant", &self.grant)
             .field("private_key_file", &self.private_key_file)
             .field("client_metadata_url", &self.client_metadata_url)
+            .field("assertion_file", &self.assertion_file)
+            .field("idp", &self.idp)
             .finish()
     }
 }
@@ -333,13 +369,22 @@ pub enum OAuthGrant {
     AuthorizationCode,
     /// A machine client: `clientId` with `clientSecret` or `privateKeyFile`.
     ClientCredentials,
+    /// Workload identity federation: the jwt-bearer grant with `assertionFile`'s token.
+    JwtBearer,
+    /// Enterprise-managed authorization: `idp`'s identity token exchanged for access.
+    Enterprise,
 }
 
 impl OAuthGrant {
+    pub const NAMES: &'static str =
+        "'authorization_code', 'client_credentials', 'jwt_bearer' or 'enterprise'";
+
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "authorization_code" => Some(Self::AuthorizationCode),
             "client_credentials" => Some(Self::ClientCredentials),
+            "jwt_bearer" => Some(Self::JwtBearer),
+            "enterprise" => Some(Self::Enterprise),
             _ => None,
         }
     }

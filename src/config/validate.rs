@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    DefaultScope, EnvPolicy, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
+    DefaultScope, EnvPolicy, IdpConfig, MAX_DURATION_MS, MAX_RESTARTS_LIMIT, MAX_RESULT_LIMIT,
     MAX_TOOLS_LIMIT, McpConfig, OAuthConfig, OAuthGrant, PinPolicy, ProtocolChoice, ResultMode,
     SchemaMode, ServerConfig, TransportKind, ValidatedConfig, server_defaults,
 };
@@ -437,20 +437,7 @@ fn check_auth(path: &str, v: &Value, issues: &mut Issues) -> Option<OAuthConfig>
         match key.as_str() {
             "type" => {}
             "clientId" => auth.client_id = non_empty(issues),
-            "clientSecret" => {
-                auth.client_secret = match val {
-                    Value::Object(r) if r.contains_key("source") => {
-                        match crate::secrets::secret_ref_to_uri(r) {
-                            Ok(uri) => Some(uri),
-                            Err(message) => {
-                                issues.push(&p, message);
-                                None
-                            }
-                        }
-                    }
-                    _ => non_empty(issues),
-                }
-            }
+            "clientSecret" => auth.client_secret = check_secret(&p, val, issues),
             "scopes" => auth.scopes = check_string_array(&p, val, issues).unwrap_or_default(),
             "redirectUri" => {
                 auth.redirect_uri = non_empty(issues);
@@ -467,9 +454,9 @@ fn check_auth(path: &str, v: &Value, issues: &mut Issues) -> Option<OAuthConfig>
                         None => issues.push(
                             &p,
                             format_args!(
-                                "Invalid grant '{}': expected 'authorization_code' or \
-                                 'client_credentials'",
-                                excerpt(&t)
+                                "Invalid grant '{}': expected {}",
+                                excerpt(&t),
+                                OAuthGrant::NAMES
                             ),
                         ),
                     }
@@ -484,8 +471,16 @@ fn check_auth(path: &str, v: &Value, issues: &mut Issues) -> Option<OAuthConfig>
                     issues.push(&p, "Must be an https:// URL");
                 }
             }
+            "assertionFile" => auth.assertion_file = non_empty(issues),
+            "idp" => auth.idp = check_idp(&p, val, issues),
             other => issues.push(path, format_args!("Unrecognized key '{}'", excerpt(other))),
         }
+    }
+    if auth.grant == OAuthGrant::JwtBearer && auth.assertion_file.is_none() {
+        issues.push(path, "grant 'jwt_bearer' needs 'assertionFile'");
+    }
+    if auth.grant == OAuthGrant::Enterprise && (auth.idp.is_none() || auth.client_id.is_none()) {
+        issues.push(path, "grant 'enterprise' needs 'clientId' and 'idp'");
     }
     if auth.client_secret.is_some() && auth.client_id.is_none() {
         issues.push(path, "'clientSecret' needs 'clientId'");
@@ -500,6 +495,62 @@ fn check_auth(path: &str, v: &Value, issues: &mut Issues) -> Option<OAuthConfig>
         );
     }
     (issues.0.len() == before).then_some(auth)
+}
+
+/// A secret-form value: a string, or a SecretRef object (its `secret://` URI).
+fn check_secret(path: &str, v: &Value, issues: &mut Issues) -> Option<String> {
+    match v {
+        Value::Object(r) if r.contains_key("source") => {
+            match crate::secrets::secret_ref_to_uri(r) {
+                Ok(uri) => Some(uri),
+                Err(message) => {
+                    issues.push(path, message);
+                    None
+                }
+            }
+        }
+        _ => match check_string(path, v, issues) {
+            Some(t) if t.is_empty() => {
+                issues.push(path, "Must not be empty");
+                None
+            }
+            t => t,
+        },
+    }
+}
+
+/// `auth.idp`: `{ issuer, tokenEndpoint, clientId, clientSecret?, idToken }`.
+fn check_idp(path: &str, v: &Value, issues: &mut Issues) -> Option<IdpConfig> {
+    let Value::Object(obj) = v else {
+        issues.expected(path, "object", v);
+        return None;
+    };
+    let before = issues.0.len();
+    let mut idp = IdpConfig::default();
+    for (key, val) in obj {
+        let p = format!("{path}.{key}");
+        match key.as_str() {
+            "issuer" => idp.issuer = check_string(&p, val, issues).unwrap_or_default(),
+            "tokenEndpoint" => {
+                idp.token_endpoint = check_string(&p, val, issues).unwrap_or_default()
+            }
+            "clientId" => idp.client_id = check_string(&p, val, issues).unwrap_or_default(),
+            "clientSecret" => idp.client_secret = check_secret(&p, val, issues),
+            "idToken" => idp.id_token = check_secret(&p, val, issues).unwrap_or_default(),
+            other => issues.push(path, format_args!("Unrecognized key '{}'", excerpt(other))),
+        }
+    }
+    for (name, value) in [
+        ("issuer", &idp.issuer),
+        ("tokenEndpoint", &idp.token_endpoint),
+        ("clientId", &idp.client_id),
+        ("idToken", &idp.id_token),
+    ] {
+        if value.is_empty() {
+            issues.push(path, format_args!("Missing '{name}'"));
+        }
+    }
+    (issues.0.len() == before).then_some(idp)
 }
 
 impl ServerConfig {

@@ -381,12 +381,24 @@ export interface McpOAuthConfig {
   scopes?: string[]
   /** Default `http://127.0.0.1:8976/callback` (what `login` listens on). */
   redirectUri?: string
-  /** Default 'authorization_code' (a user signs in); 'client_credentials' for machine clients. */
-  grant?: 'authorization_code' | 'client_credentials'
+  /** Default 'authorization_code' (a user signs in); 'client_credentials' for machine clients;
+   *  'jwt_bearer' for workload identity (`assertionFile`); 'enterprise' for enterprise-managed
+   *  authorization (`idp`). */
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' | 'enterprise'
   /** PEM private key for `private_key_jwt` client authentication (client credentials). */
   privateKeyFile?: string
   /** HTTPS URL of this client's metadata document (SEP-991), used where the server supports it. */
   clientMetadataUrl?: string
+  /** jwt_bearer: the file holding the workload's identity token, read at each grant. */
+  assertionFile?: string
+  /** enterprise: the enterprise IdP whose identity token is exchanged for access (SEP-990). */
+  idp?: {
+    issuer: string
+    tokenEndpoint: string
+    clientId: string
+    clientSecret?: string | { source: string; provider?: string; id: string }
+    idToken: string | { source: string; provider?: string; id: string }
+  }
 }
 
 /** The manager's `oauth` option. */

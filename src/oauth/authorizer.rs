@@ -14,13 +14,14 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use oauth2::TokenResponse;
 use rmcp::transport::auth::{
-    AuthError, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    ClientCredentialsConfig, JwtSigningAlgorithm, OAuthClientConfig, OAuthTokenResponse,
-    WWWAuthenticateParams,
+    AuthError, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, ClientCredentialsConfig, CredentialStore, JwtSigningAlgorithm,
+    OAuthClientConfig, OAuthTokenResponse, StoredCredentials, WWWAuthenticateParams,
 };
 use secrecy::{ExposeSecret, SecretString};
 use tokio::time::Instant;
 
+use super::dpop::{Dpop, DpopHttp};
 use super::store::{KeyedStore, store_key};
 use super::{AuthState, OAuthHost};
 use crate::config::{OAuthConfig, OAuthGrant};
@@ -36,6 +37,9 @@ pub struct ClientSecrets {
     pub client_secret: Option<SecretString>,
     /// PEM text of `privateKeyFile`.
     pub private_key: Option<SecretString>,
+    /// `idp.clientSecret` and `idp.idToken` (enterprise).
+    pub idp_client_secret: Option<SecretString>,
+    pub id_token: Option<SecretString>,
 }
 
 struct Cached {
@@ -50,6 +54,11 @@ struct Flow {
     key: Option<String>,
     /// Scope step-ups made (at most one).
     step_ups: u32,
+    /// The authorization server of the last sign-in.
+    metadata: Option<AuthorizationMetadata>,
+    issuer: String,
+    /// Scopes chosen by discovery when the manager that did it was replaced (DPoP).
+    scopes_hint: Option<Vec<String>>,
 }
 
 pub struct Authorizer {
@@ -62,6 +71,8 @@ pub struct Authorizer {
     flow: tokio::sync::Mutex<Flow>,
     cached: Mutex<Option<Cached>>,
     state: Mutex<AuthState>,
+    /// This client's DPoP key, once an authorization server asked for DPoP-bound tokens.
+    dpop: Mutex<Option<Arc<Dpop>>>,
 }
 
 impl Authorizer {
@@ -84,6 +95,7 @@ impl Authorizer {
             flow: tokio::sync::Mutex::new(Flow::default()),
             cached: Mutex::new(None),
             state: Mutex::new(AuthState::Unknown),
+            dpop: Mutex::new(None),
         }))
     }
 
@@ -185,6 +197,22 @@ impl Authorizer {
                     .map(|u| u.origin().ascii_serialization())
             })
             .unwrap_or_default();
+        flow.metadata = Some(resolution.metadata.clone());
+        flow.issuer = issuer.clone();
+        flow.scopes_hint = None;
+        if challenge.is_some_and(offers_dpop) && supports_dpop(&resolution.metadata) {
+            // Discovery went through rmcp's address-filtering client; registration, tokens
+            // and refreshes go through one that adds DPoP proofs.
+            flow.scopes_hint = Some(manager.select_initial_scopes(&[]).await);
+            let http = DpopHttp::new(self.dpop_key()?)
+                .map_err(|e| self.failed("DPoP could not start", e))?;
+            manager = AuthorizationManager::new_with_oauth_http_client(
+                self.resource.as_str(),
+                Arc::new(http),
+            )
+            .await
+            .map_err(|e| self.failed("OAuth could not start", e))?;
+        }
         manager.set_metadata(resolution.metadata);
         let key = store_key(&issuer, self.resource.as_str());
         manager.set_credential_store(KeyedStore {
@@ -200,10 +228,135 @@ impl Authorizer {
         flow.key = Some(key);
         let manager = match self.config.grant {
             OAuthGrant::ClientCredentials => self.client_credentials(manager, &[]).await?,
-            OAuthGrant::AuthorizationCode => self.authorization_code(manager).await?,
+            OAuthGrant::AuthorizationCode => {
+                self.authorization_code(manager, flow.scopes_hint.clone())
+                    .await?
+            }
+            OAuthGrant::JwtBearer | OAuthGrant::Enterprise => {
+                self.assertion_grant(flow, manager, &[]).await?
+            }
         };
         flow.manager = Some(manager);
         Ok(())
+    }
+
+    /// This client's DPoP key (made on first use, kept for the life of the manager).
+    fn dpop_key(&self) -> Result<Arc<Dpop>, String> {
+        let mut slot = self.dpop.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(key) = &*slot {
+            return Ok(key.clone());
+        }
+        let key = Arc::new(Dpop::new().map_err(|e| self.failed("DPoP could not start", e))?);
+        *slot = Some(key.clone());
+        Ok(key)
+    }
+
+    fn dpop(&self) -> Option<Arc<Dpop>> {
+        self.dpop.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// A grant by assertion (workload identity, enterprise-managed), with `extra` scopes on top
+    /// of the configured or discovered ones; the tokens are stored like any other.
+    async fn assertion_grant(
+        &self,
+        flow: &Flow,
+        manager: AuthorizationManager,
+        extra: &[String],
+    ) -> Result<AuthorizationManager, String> {
+        let metadata = flow
+            .metadata
+            .as_ref()
+            .ok_or_else(|| self.failed("OAuth", "no authorization server metadata"))?;
+        let mut scopes = if self.config.scopes.is_empty() {
+            manager.select_initial_scopes(&[]).await
+        } else {
+            self.config.scopes.clone()
+        };
+        for scope in extra {
+            if !scopes.contains(scope) {
+                scopes.push(scope.clone());
+            }
+        }
+        let resource = self.resource.as_str();
+        let client_id = self.config.client_id.clone().unwrap_or_default();
+        let response = match self.config.grant {
+            OAuthGrant::JwtBearer => {
+                let path = self.config.assertion_file.as_deref().unwrap_or_default();
+                let assertion = tokio::fs::read_to_string(path).await.map_err(|e| {
+                    self.failed(
+                        "auth.assertionFile",
+                        format_args!("'{path}' could not be read: {e}"),
+                    )
+                })?;
+                let assertion = SecretString::from(assertion);
+                self.log.redactor().register(&assertion);
+                super::assertion_grant::jwt_bearer(
+                    &metadata.token_endpoint,
+                    &assertion,
+                    self.config.client_id.as_deref(),
+                    resource,
+                    &scopes,
+                )
+                .await
+                .map_err(|e| self.failed("the jwt-bearer grant failed", e))?
+            }
+            _ => {
+                let idp = self
+                    .config
+                    .idp
+                    .as_ref()
+                    .ok_or_else(|| self.failed("auth", "no idp"))?;
+                let (idp_secret, id_token, secret) = {
+                    let secrets = self.secrets.lock().unwrap_or_else(|p| p.into_inner());
+                    (
+                        secrets.idp_client_secret.clone(),
+                        secrets.id_token.clone(),
+                        secrets.client_secret.clone(),
+                    )
+                };
+                let id_token =
+                    id_token.ok_or_else(|| self.failed("auth.idp.idToken", "not resolved"))?;
+                super::assertion_grant::enterprise(
+                    super::assertion_grant::Idp {
+                        issuer: &idp.issuer,
+                        token_endpoint: &idp.token_endpoint,
+                        client_id: &idp.client_id,
+                        client_secret: idp_secret.as_ref(),
+                        id_token: &id_token,
+                    },
+                    super::assertion_grant::ResourceServer {
+                        issuer: &flow.issuer,
+                        token_endpoint: &metadata.token_endpoint,
+                        client_id: &client_id,
+                        client_secret: secret.as_ref(),
+                    },
+                    resource,
+                    &scopes,
+                )
+                .await
+                .map_err(|e| self.failed("enterprise-managed authorization", e))?
+            }
+        };
+        if let Some(key) = &flow.key {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .ok();
+            let store = KeyedStore {
+                store: self.host.store.clone(),
+                key: key.clone(),
+                redactor: self.log.redactor().clone(),
+            };
+            store
+                .save(
+                    StoredCredentials::new(client_id, Some(response.clone()), scopes, now)
+                        .with_issuer(Some(flow.issuer.clone())),
+                )
+                .await
+                .map_err(|e| self.failed("the OAuth tokens could not be stored", e))?;
+        }
+        self.keep_response(&response);
+        Ok(manager)
     }
 
     /// Uses the stored tokens when there are any the server has not just refused (refreshing
@@ -348,6 +501,7 @@ impl Authorizer {
     async fn authorization_code(
         &self,
         manager: AuthorizationManager,
+        scopes_hint: Option<Vec<String>>,
     ) -> Result<AuthorizationManager, String> {
         if self.host.authorize.is_none() {
             self.set_state(AuthState::LoginRequired);
@@ -355,10 +509,10 @@ impl Authorizer {
         }
         let mut request = AuthorizationRequest::new(self.config.redirect_uri())
             .with_client_name("OpenClaw (mcp-native)");
-        request = if self.config.scopes.is_empty() {
-            request.with_initial_scope_selection()
-        } else {
-            request.with_scopes(self.config.scopes.clone())
+        request = match scopes_hint {
+            _ if !self.config.scopes.is_empty() => request.with_scopes(self.config.scopes.clone()),
+            Some(hint) if !hint.is_empty() => request.with_scopes(hint),
+            _ => request.with_initial_scope_selection(),
         };
         if let Some(id) = &self.config.client_id {
             request = request.with_preregistered_client(id.clone());
@@ -436,6 +590,9 @@ impl Authorizer {
         let extra: Vec<String> = scope.split_whitespace().map(str::to_owned).collect();
         let manager = match self.config.grant {
             OAuthGrant::ClientCredentials => self.client_credentials(manager, &extra).await?,
+            OAuthGrant::JwtBearer | OAuthGrant::Enterprise => {
+                self.assertion_grant(flow, manager, &extra).await?
+            }
             OAuthGrant::AuthorizationCode => {
                 if self.host.authorize.is_none() {
                     flow.manager = Some(manager);
@@ -467,6 +624,13 @@ impl Authorizer {
             return Ok(());
         }
         let challenge = refusal.challenge.as_deref();
+        // A DPoP resource server asking for its nonce: the same token, a new proof.
+        if let (Some(dpop), Some(nonce)) = (self.dpop(), refusal.nonce.as_deref())
+            && challenge.is_some_and(|c| c.contains("use_dpop_nonce"))
+            && dpop.resource_nonce(nonce)
+        {
+            return Ok(());
+        }
         if refusal.status == 403 {
             return self.step_up(&mut flow, challenge).await;
         }
@@ -559,6 +723,62 @@ impl Bearer for Authorizer {
     fn refused(&self, refusal: Refusal) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(self.on_refusal(refusal))
     }
+
+    fn present(
+        &self,
+        method: &str,
+        url: &str,
+        token: &SecretString,
+    ) -> Vec<(reqwest::header::HeaderName, reqwest::header::HeaderValue)> {
+        use crate::transport::bearer::sensitive;
+        let Some(dpop) = self.dpop() else {
+            return sensitive(&format!("Bearer {}", token.expose_secret()))
+                .map(|v| (reqwest::header::AUTHORIZATION, v))
+                .into_iter()
+                .collect();
+        };
+        let proof = match dpop.resource_proof(method, url, token.expose_secret()) {
+            Ok(proof) => proof,
+            Err(e) => {
+                self.log.warn(&self.failed("DPoP", e));
+                return Vec::new();
+            }
+        };
+        [
+            (
+                reqwest::header::AUTHORIZATION,
+                sensitive(&format!("DPoP {}", token.expose_secret())),
+            ),
+            (
+                reqwest::header::HeaderName::from_static("dpop"),
+                sensitive(&proof),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value?)))
+        .collect()
+    }
+}
+
+/// Whether a `WWW-Authenticate` value offers the DPoP scheme (the resource server takes
+/// DPoP-bound tokens; RFC 9449 §7.1). An authorization server that can issue them is not
+/// enough: a resource server that only knows `Bearer` would refuse them.
+fn offers_dpop(challenge: &str) -> bool {
+    challenge.split(',').any(|part| {
+        let part = part.trim_start();
+        part.len() >= 4
+            && part[..4].eq_ignore_ascii_case("dpop")
+            && part[4..].chars().next().is_none_or(|c| c == ' ')
+    })
+}
+
+/// Whether the authorization server issues DPoP-bound tokens for ES256 proofs.
+fn supports_dpop(metadata: &AuthorizationMetadata) -> bool {
+    metadata
+        .additional_fields
+        .get("dpop_signing_alg_values_supported")
+        .and_then(|v| v.as_array())
+        .is_some_and(|algs| algs.iter().any(|a| a.as_str() == Some("ES256")))
 }
 
 /// The JWT algorithm for a PEM private key: ES256 / ES384 for EC keys on P-256 / P-384, RS256
@@ -591,6 +811,17 @@ fn signing_algorithm(pem: &str) -> Option<JwtSigningAlgorithm> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dpop_only_when_the_resource_offers_the_scheme() {
+        assert!(offers_dpop(
+            r#"DPoP resource_metadata="https://r/.well-known/x""#
+        ));
+        assert!(offers_dpop(r#"Bearer realm="r", DPoP algs="ES256""#));
+        assert!(offers_dpop("dpop"));
+        assert!(!offers_dpop(r#"Bearer resource_metadata="https://r/dpop""#));
+        assert!(!offers_dpop("DPoPish x"));
+    }
 
     #[test]
     fn signing_algorithm_reads_the_key_type() {

@@ -2,7 +2,9 @@
 //! server's transport asks for tokens, the stores tokens live in between starts, and what the
 //! host lends the flow (its `authorize` step and its store).
 
+mod assertion_grant;
 mod authorizer;
+mod dpop;
 mod store;
 
 use std::sync::Arc;

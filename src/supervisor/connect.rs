@@ -322,6 +322,21 @@ async fn oauth_secrets(
             secrets.client_secret = Some(value);
         }
     }
+    if let Some(idp) = &auth.idp {
+        let mut entries = vec![("auth.idp.idToken".to_owned(), idp.id_token.clone())];
+        if let Some(raw) = &idp.client_secret {
+            entries.push(("auth.idp.clientSecret".to_owned(), raw.clone()));
+        }
+        let mut resolved = resolver.resolve_all(&entries).await?.into_iter();
+        for (_, value) in resolved.by_ref() {
+            server.log.redactor().register(&value);
+            if secrets.id_token.is_none() {
+                secrets.id_token = Some(value);
+            } else {
+                secrets.idp_client_secret = Some(value);
+            }
+        }
+    }
     if let Some(path) = &auth.private_key_file {
         let pem = tokio::fs::read_to_string(path).await.map_err(|e| {
             ConnectError::Config(format!(

@@ -4,7 +4,9 @@
 //! is sent again at most [`MAX_AUTH_RETRIES`] times.
 
 use futures::future::BoxFuture;
-use reqwest::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
+use std::sync::Arc;
+
+use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue, WWW_AUTHENTICATE};
 use secrecy::{ExposeSecret, SecretString};
 
 /// How many times one request is sent again after its token was refused.
@@ -18,6 +20,8 @@ pub struct Refusal {
     pub challenge: Option<String>,
     /// The token the refused request carried.
     pub sent: Option<SecretString>,
+    /// A `DPoP-Nonce` the server gave with the refusal.
+    pub nonce: Option<String>,
 }
 
 impl Refusal {
@@ -35,10 +39,16 @@ impl Refusal {
                 && challenge
                     .as_deref()
                     .is_some_and(|c| c.contains("insufficient_scope")));
+        let nonce = response
+            .headers()
+            .get("dpop-nonce")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         acts.then(|| Self {
             status,
             challenge,
             sent: sent.cloned(),
+            nonce,
         })
     }
 }
@@ -51,21 +61,42 @@ pub trait Bearer: Send + Sync {
     /// The server refused a request: get a token it will take (refresh, sign in, step up the
     /// scopes), or say why not — a message for the user, naming no token.
     fn refused(&self, refusal: Refusal) -> BoxFuture<'_, Result<(), String>>;
+    /// The headers presenting `token` on a `method` request to `url`: `Authorization: Bearer`
+    /// unless the holder binds its tokens to a key (DPoP).
+    fn present(
+        &self,
+        _method: &str,
+        _url: &str,
+        token: &SecretString,
+    ) -> Vec<(HeaderName, HeaderValue)> {
+        sensitive(&format!("Bearer {}", token.expose_secret()))
+            .map(|value| (AUTHORIZATION, value))
+            .into_iter()
+            .collect()
+    }
 }
 
-/// `builder` with `Authorization: Bearer <token>` (marked sensitive), when there is a token.
+/// A header value marked sensitive (never printed by the HTTP stack), if `text` is one.
+pub fn sensitive(text: &str) -> Option<HeaderValue> {
+    let mut value = HeaderValue::from_str(text).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// `builder` with the headers that present `token` (from `holder`), when there is a token.
 pub fn authorize(
     builder: reqwest::RequestBuilder,
+    holder: Option<&Arc<dyn Bearer>>,
+    method: &str,
+    url: &str,
     token: Option<&SecretString>,
 ) -> reqwest::RequestBuilder {
-    let Some(token) = token else {
+    let (Some(holder), Some(token)) = (holder, token) else {
         return builder;
     };
-    match HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())) {
-        Ok(mut value) => {
-            value.set_sensitive(true);
-            builder.header(AUTHORIZATION, value)
-        }
-        Err(_) => builder,
+    let mut builder = builder;
+    for (name, value) in holder.present(method, url, token) {
+        builder = builder.header(name, value);
     }
+    builder
 }

@@ -201,12 +201,20 @@ impl HttpClient {
     /// the bearer's holder gets a new one and the request is sent again (bounded).
     async fn send_authorized(
         &self,
+        method: &str,
+        url: &str,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<Option<reqwest::Response>, Sent> {
         let mut retries = 0;
         loop {
             let token = self.token().await.map_err(Sent::Refused)?;
-            let builder = super::bearer::authorize(build(), token.as_ref());
+            let builder = super::bearer::authorize(
+                build(),
+                self.0.bearer.as_ref(),
+                method,
+                url,
+                token.as_ref(),
+            );
             let response = match self.unless_closed(builder.send()).await {
                 Some(Ok(response)) => response,
                 Some(Err(error)) => return Err(Sent::Failed(error)),
@@ -545,7 +553,7 @@ impl StreamableHttpClient for HttpClient {
             self.request(builder, session_id.as_deref(), custom_headers.clone())
                 .body(body.clone())
         };
-        let response = match self.send_authorized(build).await {
+        let response = match self.send_authorized("POST", &uri, build).await {
             Ok(Some(response)) => response,
             Ok(None) => return self.fail(request_id.as_ref(), CLOSED.to_owned()),
             Err(Sent::Failed(error)) => {
@@ -760,6 +768,9 @@ impl StreamableHttpClient for HttpClient {
                 Some(&session_id),
                 custom_headers,
             ),
+            self.0.bearer.as_ref(),
+            "DELETE",
+            &uri,
             token.as_ref(),
         );
         // Best effort: the session is over either way.
@@ -809,7 +820,7 @@ impl StreamableHttpClient for HttpClient {
             }
             self.request(builder, session_id.as_deref(), custom_headers.clone())
         };
-        let response = match self.send_authorized(build).await {
+        let response = match self.send_authorized("GET", &uri, build).await {
             Ok(Some(response)) => response,
             Ok(None) => return Err(StreamableHttpError::Client(HttpError(CLOSED.to_owned()))),
             Err(Sent::Failed(error)) => {

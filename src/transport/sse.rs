@@ -102,7 +102,13 @@ impl Shared {
         let mut retries = 0;
         loop {
             let token = token(&self.bearer).await?;
-            let request = super::bearer::authorize(self.post(body.clone()), token.as_ref());
+            let request = super::bearer::authorize(
+                self.post(body.clone()),
+                self.bearer.as_ref(),
+                "POST",
+                self.endpoint.as_str(),
+                token.as_ref(),
+            );
             let response = match tokio::time::timeout(self.post_timeout, request.send()).await {
                 Err(_) => {
                     return Err(format!(
@@ -198,7 +204,13 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
             .header(ACCEPT, "text/event-stream")
             .header(CACHE_CONTROL, "no-cache")
             .headers(headers.clone());
-        let request = super::bearer::authorize(request, token.as_ref());
+        let request = super::bearer::authorize(
+            request,
+            bearer.as_ref(),
+            "GET",
+            target.url.as_str(),
+            token.as_ref(),
+        );
         let response = match tokio::time::timeout_at(deadline, request.send()).await {
             Err(_) => {
                 return Err(format!(

@@ -32,7 +32,9 @@ use super::common::{Conv, ConvServer, Item, at, join};
 use crate::config::values::{excerpt, type_name};
 
 /// The members of OpenClaw's `oauth` object carried into our `auth`.
-const OAUTH_KEYS: [&str; 7] = [
+const OAUTH_KEYS: [&str; 9] = [
+    "assertionFile",
+    "idp",
     "clientId",
     "clientSecret",
     "scopes",
