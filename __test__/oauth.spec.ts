@@ -1,7 +1,8 @@
 // OAuth for remote servers (issue 16) against a real authorization server on 127.0.0.1:
 // oidc-provider (npm, certified OpenID provider) with auto-approving interactions, in front of
 // an MCP server on the TypeScript SDK that checks the JWT access tokens it issues and echoes its
-// Authorization header (__test__/fixtures/oauth-stack.mjs). The conformance runner's own
+// Authorization header, optionally DPoP-only with nonces (__test__/fixtures/oauth-stack.mjs).
+// The conformance runner's own
 // authorization servers are the other peer: scripts/conformance.sh runs its 33 auth scenarios.
 
 import { spawn } from 'node:child_process'
@@ -242,6 +243,55 @@ describe('OAuth against oidc-provider', () => {
     expect(statusOf(b.manager, 'docs')!.status).toBe('error')
     expect(await failure(b.log)).toMatch(/resource/i)
     expect(otherResource.stats.authorizationRequests).toBe(0)
+  })
+
+  it('does not follow a metadata redirect to another origin, nor send a token after a redirect', async () => {
+    const s = await stack()
+    // A resource whose metadata URL redirects to the real stack's metadata (another origin).
+    const http = await import('node:http')
+    let followed = 0
+    const redirecting = http.createServer((req, res) => {
+      if (req.url?.startsWith('/.well-known/')) {
+        res.writeHead(302, { location: `${new URL(s.mcpUrl).origin}/.well-known/oauth-protected-resource/mcp` }).end()
+        return
+      }
+      followed += req.headers.authorization ? 1 : 0
+      res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="http://127.0.0.1:${(redirecting.address() as { port: number }).port}/.well-known/oauth-protected-resource/mcp"` }).end()
+    })
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r))
+    try {
+      const port = (redirecting.address() as { port: number }).port
+      const log = new RecordingLogger()
+      const manager = createManager(
+        { servers: { docs: { transport: 'http', url: `http://127.0.0.1:${port}/mcp`, auth: 'oauth', timeout: 20_000, restartOnCrash: false } as ServerConfig } },
+        { logger: log.logger, oauth: { authorize: user().authorize } } as ManagerOptions,
+      )
+      await manager.start()
+      expect(statusOf(manager, 'docs')!.status).toBe('error')
+      expect(await failure(log)).toMatch(/OAuth discovery failed/)
+      expect(s.stats.registrations + s.stats.authorizationRequests + s.stats.tokenRequests).toBe(0)
+      expect(followed).toBe(0)
+    } finally {
+      await new Promise((r) => redirecting.close(r))
+    }
+  })
+
+  it('binds tokens to a key with DPoP where the resource offers it, nonces from both servers included', async () => {
+    const s = await stack({ dpop: true, dpopNonce: true, rsNonce: true })
+    const { manager, log } = await startWith(s, { oauth: { authorize: user().authorize } })
+    expect(statusOf(manager, 'docs')!.status, log.dump()).toBe('ready')
+    const result = await toolByName(manager, 'mcp_docs_whoami').execute('1', {})
+    const presented = s.lastAuthorization ?? ''
+    expect(presented).toMatch(/^DPoP ey/)
+    const token = presented.slice('DPoP '.length)
+    expect(text(result)).not.toContain(token)
+    const ext = s as unknown as { stats: Record<string, number>; lastDpopProofClaims: { payload: Record<string, unknown> } }
+    expect(ext.stats.dpopRequests).toBeGreaterThan(1)
+    expect(ext.stats.rsNonceChallenges).toBe(1)
+    expect(ext.stats.dpopRejected).toBe(0)
+    expect(ext.lastDpopProofClaims.payload).toMatchObject({ htm: 'POST', htu: s.mcpUrl })
+    expect(typeof ext.lastDpopProofClaims.payload.ath).toBe('string')
+    expect(typeof ext.lastDpopProofClaims.payload.nonce).toBe('string')
   })
 
   it('keeps tokens in the host store under issuer and resource; logout deletes them', async () => {

@@ -203,7 +203,7 @@ impl HttpClient {
         &self,
         method: &str,
         url: &str,
-        build: impl Fn() -> reqwest::RequestBuilder,
+        mut build: impl FnMut() -> reqwest::RequestBuilder,
     ) -> Result<Option<reqwest::Response>, Sent> {
         let mut retries = 0;
         loop {
@@ -540,6 +540,9 @@ impl StreamableHttpClient for HttpClient {
         };
         let body = serde_json::to_vec(&message)?;
         let standard = standard_headers(&message, &body);
+        // Sent once without a bearer (moved, not copied); with one it may be sent again.
+        let resend = self.0.bearer.is_some();
+        let (mut body, mut custom_headers) = (Some(body), Some(custom_headers));
         let build = || {
             let mut builder = self
                 .0
@@ -550,8 +553,13 @@ impl StreamableHttpClient for HttpClient {
             for (header, value) in &standard {
                 builder = builder.header(*header, value.clone());
             }
-            self.request(builder, session_id.as_deref(), custom_headers.clone())
-                .body(body.clone())
+            let (payload, headers) = if resend {
+                (body.clone(), custom_headers.clone())
+            } else {
+                (body.take(), custom_headers.take())
+            };
+            self.request(builder, session_id.as_deref(), headers.unwrap_or_default())
+                .body(payload.unwrap_or_default())
         };
         let response = match self.send_authorized("POST", &uri, build).await {
             Ok(Some(response)) => response,
