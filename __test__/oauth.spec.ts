@@ -2,8 +2,8 @@
 // oidc-provider (npm, certified OpenID provider) with auto-approving interactions, in front of
 // an MCP server on the TypeScript SDK that checks the JWT access tokens it issues and echoes its
 // Authorization header, optionally DPoP-only with nonces (__test__/fixtures/oauth-stack.mjs).
-// The conformance runner's own
-// authorization servers are the other peer: scripts/conformance.sh runs its 33 auth scenarios.
+// The conformance runner's own authorization servers are the other peer: scripts/conformance.sh
+// runs its 33 auth scenarios.
 
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
@@ -292,6 +292,36 @@ describe('OAuth against oidc-provider', () => {
     expect(ext.lastDpopProofClaims.payload).toMatchObject({ htm: 'POST', htu: s.mcpUrl })
     expect(typeof ext.lastDpopProofClaims.payload.ath).toBe('string')
     expect(typeof ext.lastDpopProofClaims.payload.nonce).toBe('string')
+  })
+
+  it('works on the legacy SSE transport too: sign-in, masked token, refresh on a refused token', async () => {
+    const s = await stack({ transport: 'sse' })
+    const u = user()
+    const { manager, log } = await startWith(s, { oauth: { authorize: u.authorize } }, { transport: 'sse' } as Partial<ServerConfig>)
+    const status = statusOf(manager, 'docs')!
+    expect(status.status, log.dump()).toBe('ready')
+    expect(status.transport).toBe('sse')
+    expect(new URL(u.calls[0].url).searchParams.get('resource')).toBe(s.mcpUrl)
+    const result = await toolByName(manager, 'mcp_docs_whoami').execute('1', {})
+    const token = bearer(s)
+    expect(text(result)).toContain('[REDACTED]')
+    expect(text(result)).not.toContain(token)
+    // A refused token on a message POST: refreshed, and the message sent again.
+    s.revokeCurrentToken()
+    expect(text(await toolByName(manager, 'mcp_docs_add').execute('2', { a: 20, b: 22 })), log.dump()).toContain('42')
+    expect(s.stats.refreshRequests).toBe(1)
+    expect(log.entries.filter((e) => e.msg.includes(token))).toEqual([])
+  })
+
+  it('DPoP on the legacy SSE transport: the stream and every message carry a proof', async () => {
+    const s = await stack({ transport: 'sse', dpop: true, rsNonce: true })
+    const { manager, log } = await startWith(s, { oauth: { authorize: user().authorize } }, { transport: 'sse' } as Partial<ServerConfig>)
+    expect(statusOf(manager, 'docs')!.status, log.dump()).toBe('ready')
+    expect(text(await toolByName(manager, 'mcp_docs_add').execute('1', { a: 1, b: 41 }))).toContain('42')
+    expect(s.lastAuthorization ?? '').toMatch(/^DPoP ey/)
+    const ext = s as unknown as { stats: Record<string, number> }
+    expect(ext.stats.dpopRejected).toBe(0)
+    expect(ext.stats.dpopRequests).toBeGreaterThan(2)
   })
 
   it('keeps tokens in the host store under issuer and resource; logout deletes them', async () => {
