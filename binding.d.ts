@@ -223,9 +223,11 @@ export interface McpManagerOptions {
    * A server's own `pinning` wins.
    */
   pinning?: 'off' | 'warn' | 'enforce'
-  /** The file approved definitions are kept in (written atomically, mode 0600); without it
-   *  they live as long as the manager. */
-  pinStore?: string
+  /** The file approved definitions are kept in (written atomically, mode 0600), or the host's
+   *  store: `get()` answers the text `set(text)` was last given (either may return a promise;
+   *  read once before the first start, written in the background, the newest state winning).
+   *  Without it they live as long as the manager. */
+  pinStore?: string | { get(): string | null | undefined | Promise<string | null | undefined>; set(text: string): void | Promise<void> }
   /** Where servers' tool lists are kept between runs (see `McpServerConfig.lazy`). */
   cacheDir?: string
   /**

@@ -129,6 +129,43 @@ describe('pinning', () => {
     expect(off.getAgentTools().some((t) => t.name === 'mcp_docs_search')).toBe(true)
   })
 
+  it('a host pinStore { get, set } keeps approvals across managers', async () => {
+    const first = setup({ pinning: 'enforce' })
+    await first.manager.shutdown()
+    let saved: string | undefined
+    let writes = 0
+    const store = {
+      get: async () => saved,
+      set: async (text: string) => {
+        saved = text
+        writes += 1
+      },
+    }
+    const make = () =>
+      createManager({ servers: { docs: faultServer(['--tools-file', first.file]) } } as ManagerConfig, { pinning: 'enforce', pinStore: store })
+    const a = make()
+    await a.start()
+    expect(a.getAgentTools().some((t) => t.name === 'mcp_docs_search')).toBe(true)
+    await waitUntil(() => saved !== undefined, { what: 'pinStore.set' })
+    const approvedHash = JSON.parse(saved!).servers.docs.search.description
+    expect(approvedHash).toMatch(/^[0-9a-f]{64}$/)
+    await a.shutdown()
+
+    fs.writeFileSync(first.file, JSON.stringify([{ ...search, description: 'changed while nobody watched' }, fetchDoc]))
+    const b = make()
+    await b.start()
+    expect(b.getAgentTools().some((t) => t.name === 'mcp_docs_search')).toBe(false)
+    expect(b.approveTools('docs', ['search'])).toEqual(['search'])
+    const before = writes
+    await waitUntil(() => writes > before, { what: 'pinStore.set after approveTools' })
+    // The new definition is the approved one now.
+    const newHash = JSON.parse(saved!).servers.docs.search.description
+    expect(newHash).toMatch(/^[0-9a-f]{64}$/)
+    expect(newHash).not.toBe(approvedHash)
+
+    expect(() => createManager({ servers: {} }, { pinStore: { get() {} } } as never)).toThrow('Invalid pinStore: expected the path of a file or an object { get, set } (missing the set(…) method)')
+  })
+
   it('bad options and arguments are named', async () => {
     expect(() => createManager({ servers: {} }, { pinning: 'strict' } as never)).toThrow("Invalid pinning 'strict': expected 'off', 'warn' or 'enforce'")
     expect(() => createManager({ servers: {} }, { pinStore: 42 } as never)).toThrow("Invalid pinStore '42': expected the path of a file")

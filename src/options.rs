@@ -46,9 +46,30 @@ pub struct ManagerOptions {
     pub hygiene: Option<bool>,
     /// `pinning` of every server that does not set its own (default `warn`).
     pub pinning: crate::config::PinPolicy,
-    /// `pinStore`: the file approved tool definitions are kept in (none: kept in memory for
-    /// the manager's lifetime).
-    pub pin_store: Option<std::path::PathBuf>,
+    /// `pinStore`: where approved tool definitions are kept — a file, or the host's own
+    /// `{ get, set }` (none: in memory for the manager's lifetime).
+    pub pin_store: Option<PinStore>,
+}
+
+/// Where approved tool definitions are kept between runs.
+#[derive(Clone)]
+pub enum PinStore {
+    /// A file, written whole, atomically, mode 0600.
+    File(std::path::PathBuf),
+    /// The host's: `get()` answers the text `set(text)` was last given (or nothing).
+    Host {
+        get: crate::hooks::Hook,
+        set: crate::hooks::Hook,
+    },
+}
+
+impl std::fmt::Debug for PinStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::File(path) => f.debug_tuple("File").field(path).finish(),
+            Self::Host { .. } => f.write_str("Host"),
+        }
+    }
 }
 
 impl Default for ManagerOptions {
@@ -156,10 +177,11 @@ impl ManagerOptions {
         }
         if let Some(value) = get("pinStore") {
             match value.as_str() {
-                Some(path) if !path.is_empty() => out.pin_store = Some(path.into()),
+                Some(path) if !path.is_empty() => out.pin_store = Some(PinStore::File(path.into())),
                 _ => {
                     return Err(format!(
-                        "Invalid pinStore '{}': expected the path of a file",
+                        "Invalid pinStore '{}': expected the path of a file or an object \
+                         {{ get, set }}",
                         shown(value)
                     ));
                 }

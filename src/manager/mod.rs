@@ -176,6 +176,7 @@ impl Manager {
         if self.started.swap(true, std::sync::atomic::Ordering::SeqCst) {
             return;
         }
+        self.pins.preload(&self.log).await;
         let roster = self.roster();
         let waits: Vec<_> = roster
             .current()

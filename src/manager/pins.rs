@@ -3,15 +3,17 @@
 //! (trust on first use); one whose definition differs from the approved one is reported once
 //! per new definition, and withheld where the server's `pinning` is `enforce`, until
 //! `approveTools` accepts it. Kept in a file when the manager was given `pinStore` (written
-//! whole, atomically, mode 0600), else in memory for the manager's lifetime.
+//! whole, atomically, mode 0600), in the host's `{ get, set }` store when it gave one (read once
+//! before the first start, written by one background task, the newest state winning), else in
+//! memory for the manager's lifetime.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 use crate::log::Log;
+use crate::options::PinStore;
 use crate::security::pinning::Pin;
 use crate::supervisor::ToolEntry;
 
@@ -33,16 +35,70 @@ struct Book {
 }
 
 pub(super) struct PinBook {
-    path: Option<PathBuf>,
+    store: Option<PinStore>,
     book: Mutex<Book>,
+    /// The host store's newest text to write (its writer task sends the latest only).
+    pending: tokio::sync::watch::Sender<Option<String>>,
 }
 
 impl PinBook {
-    pub fn new(path: Option<PathBuf>) -> Self {
+    pub fn new(store: Option<PinStore>) -> Self {
         Self {
-            path,
+            store,
             book: Mutex::new(Book::default()),
+            pending: tokio::sync::watch::channel(None).0,
         }
+    }
+
+    /// With a host store: reads it (once) and starts the task that writes it. Called before
+    /// the first start, where a runtime runs.
+    pub async fn preload(&self, log: &Log) {
+        let Some(PinStore::Host { get, set }) = &self.store else {
+            return;
+        };
+        if self.book.lock().unwrap_or_else(|p| p.into_inner()).loaded {
+            return;
+        }
+        let text = match get("{}".to_owned()).await {
+            Ok(answer) => answer.and_then(|json| match serde_json::from_str::<Value>(&json) {
+                Ok(Value::String(text)) => Some(Ok(text)),
+                Ok(Value::Null) => None,
+                _ => Some(Err(())),
+            }),
+            Err(e) => {
+                log.warn(&format!(
+                    "pinStore.get failed ({e}); every tool is new to it"
+                ));
+                None
+            }
+        };
+        {
+            let mut book = self.book.lock().unwrap_or_else(|p| p.into_inner());
+            book.loaded = true;
+            match text {
+                None => {}
+                Some(Ok(text)) => match parse(&text) {
+                    Some(approved) => book.approved = approved,
+                    None => log.warn("pinStore: not a store this package wrote; every tool is new to it"),
+                },
+                Some(Err(())) => log.warn(
+                    "pinStore.get must return the text set() was given, or nothing; every tool is new to it",
+                ),
+            }
+        }
+        let mut pending = self.pending.subscribe();
+        let (set, log) = (set.clone(), log.clone());
+        tokio::spawn(async move {
+            while pending.changed().await.is_ok() {
+                let Some(text) = pending.borrow_and_update().clone() else {
+                    continue;
+                };
+                let argument = serde_json::json!({ "request": text }).to_string();
+                if let Err(e) = set(argument).await {
+                    log.warn(&format!("pinStore.set failed: {e}"));
+                }
+            }
+        });
     }
 
     /// For each of `tools` (a server's listing), whether its definition is the approved one
@@ -144,7 +200,9 @@ impl PinBook {
             return;
         }
         book.loaded = true;
-        let Some(path) = &self.path else { return };
+        let Some(PinStore::File(path)) = &self.store else {
+            return;
+        };
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return,
@@ -156,19 +214,7 @@ impl PinBook {
                 return;
             }
         };
-        let parsed = serde_json::from_str::<Value>(&text).ok().and_then(|v| {
-            let servers = v.get("servers")?.as_object()?.clone();
-            let mut approved = BTreeMap::new();
-            for (server, tools) in servers {
-                let mut pins = BTreeMap::new();
-                for (tool, pin) in tools.as_object()? {
-                    pins.insert(tool.clone(), Pin::from_json(pin)?);
-                }
-                approved.insert(server, pins);
-            }
-            Some(approved)
-        });
-        match parsed {
+        match parse(&text) {
             Some(approved) => book.approved = approved,
             None => log.warn(&format!(
                 "pinStore {}: not a store this package wrote; every tool is new to it",
@@ -178,7 +224,7 @@ impl PinBook {
     }
 
     fn save(&self, book: &Book, log: &Log) {
-        let Some(path) = &self.path else { return };
+        let Some(store) = &self.store else { return };
         let servers: serde_json::Map<String, Value> = book
             .approved
             .iter()
@@ -191,11 +237,33 @@ impl PinBook {
             })
             .collect();
         let text = serde_json::json!({ "version": 1, "servers": servers }).to_string();
-        if let Err(e) = crate::atomic_file::write(path, text.as_bytes()) {
-            log.warn(&format!(
-                "pinStore {}: cannot write it: {e}",
-                path.display()
-            ));
+        match store {
+            PinStore::File(path) => {
+                if let Err(e) = crate::atomic_file::write(path, text.as_bytes()) {
+                    log.warn(&format!(
+                        "pinStore {}: cannot write it: {e}",
+                        path.display()
+                    ));
+                }
+            }
+            PinStore::Host { .. } => {
+                self.pending.send_replace(Some(text));
+            }
         }
     }
+}
+
+/// The approved definitions in a store's text, if it is a store this package wrote.
+fn parse(text: &str) -> Option<BTreeMap<String, BTreeMap<String, Pin>>> {
+    let v = serde_json::from_str::<Value>(text).ok()?;
+    let servers = v.get("servers")?.as_object()?.clone();
+    let mut approved = BTreeMap::new();
+    for (server, tools) in servers {
+        let mut pins = BTreeMap::new();
+        for (tool, pin) in tools.as_object()? {
+            pins.insert(tool.clone(), Pin::from_json(pin)?);
+        }
+        approved.insert(server, pins);
+    }
+    Some(approved)
 }

@@ -71,6 +71,7 @@ impl McpManager {
         let mut hooks = crate::hooks::Hooks::default();
         let mut client_requests = crate::session::ClientRequests::default();
         let mut oauth = crate::oauth::OAuthHost::default();
+        let mut pin_store = None;
         if let Some(options) = options {
             client_requests = super::client_requests::from_options(env, &options)?;
             oauth = super::oauth::from_options(env, &options)?;
@@ -94,6 +95,10 @@ impl McpManager {
             }
             for key in ManagerOptions::JSON_KEYS {
                 if let Some(value) = options.get::<Unknown>(key)? {
+                    if *key == "pinStore" && value.get_type()? == ValueType::Object {
+                        pin_store = Some(super::pin_store::from_js(env, value)?);
+                        continue;
+                    }
                     json.insert((*key).to_owned(), super::json_from_js(env, value)?);
                 }
             }
@@ -108,6 +113,9 @@ impl McpManager {
         manager_options.hooks = hooks;
         manager_options.runtime.client_requests = client_requests;
         manager_options.runtime.oauth = oauth;
+        if pin_store.is_some() {
+            manager_options.pin_store = pin_store;
+        }
         Ok(Self {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,

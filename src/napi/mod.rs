@@ -11,6 +11,7 @@ mod host_env;
 mod logger;
 mod manager;
 mod oauth;
+mod pin_store;
 mod settle;
 mod text;
 mod tool;

@@ -25,7 +25,7 @@ fn invalid(what: &str, value: &Unknown) -> Error {
     )
 }
 
-fn present(object: &Object, name: &str) -> Result<Option<Unknown<'static>>> {
+pub(super) fn present(object: &Object, name: &str) -> Result<Option<Unknown<'static>>> {
     Ok(object
         .get::<Unknown>(name)?
         .filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined | ValueType::Null))))
