@@ -521,6 +521,13 @@ export interface AgentMcpConfig {
   config: McpConfig
 }
 
+/**
+ * What a detector finds in `content`: with `detection: 'openclaw'` (the default) the
+ * `source` of every OpenClaw pattern that matches (as `detectSuspiciousPatterns`); with
+ * `'enhanced'` the name of every rule of the enhanced detector that fires. Empty: nothing.
+ */
+export declare function detectInjection(content: string, options?: { detection?: 'openclaw' | 'enhanced' }): Array<string>
+
 /** The `source` of every suspicious-pattern regex that matches, in list order. */
 export declare function detectSuspiciousPatterns(content: string, format?: 'id' | 'legacy'): Array<string>
 

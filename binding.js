@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.McpManager = nativeBinding.McpManager
 module.exports.McpView = nativeBinding.McpView
+module.exports.detectInjection = nativeBinding.detectInjection
 module.exports.detectSuspiciousPatterns = nativeBinding.detectSuspiciousPatterns
 module.exports.inspectMcpConfig = nativeBinding.inspectMcpConfig
 module.exports.loadMcpConfig = nativeBinding.loadMcpConfig

@@ -283,6 +283,54 @@ pub fn detect_suspicious_patterns(
     Ok(security::detect_suspicious_patterns(&content, format))
 }
 
+/// What a detector finds in `content`: with `detection: 'openclaw'` (the default) the
+/// `source` of every OpenClaw pattern that matches (as `detectSuspiciousPatterns`); with
+/// `'enhanced'` the name of every rule of the enhanced detector that fires. Empty: nothing.
+#[napi(ts_args_type = "content: string, options?: { detection?: 'openclaw' | 'enhanced' }")]
+pub fn detect_injection(
+    env: &Env,
+    content: Unknown,
+    options: Option<Unknown>,
+) -> Result<Vec<&'static str>> {
+    let content = super::string_arg("detectInjection", "content", content)?;
+    let detection = match options {
+        None => None,
+        Some(value) => match super::json_from_js(env, value)? {
+            serde_json::Value::Null => None,
+            serde_json::Value::Object(map) => match map.get("detection") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(serde_json::Value::String(d)) => Some(d.clone()),
+                Some(other) => {
+                    return Err(Error::new(
+                        Status::InvalidArg,
+                        format!(
+                            "detectInjection: detection must be 'openclaw' or 'enhanced', got {other}"
+                        ),
+                    ));
+                }
+            },
+            _ => {
+                return Err(Error::new(
+                    Status::InvalidArg,
+                    "detectInjection: options must be an object { detection? }",
+                ));
+            }
+        },
+    };
+    let (content, _) = rust_string(content)?;
+    match detection.as_deref() {
+        None | Some("openclaw") => Ok(security::detect_suspicious_patterns(
+            &content,
+            security::WrapFormat::default(),
+        )),
+        Some("enhanced") => Ok(security::enhanced::detect(&content)),
+        Some(other) => Err(Error::new(
+            Status::InvalidArg,
+            format!("detectInjection: detection must be 'openclaw' or 'enhanced', got '{other}'"),
+        )),
+    }
+}
+
 #[napi(object, object_from_js = false)]
 pub struct ScannedExternalContent<'env> {
     /// `wrapExternalContent(content, opts)`.

@@ -6,14 +6,17 @@
 //! (`tests/security_vectors.rs`).
 
 pub mod detect;
+pub mod enhanced;
 pub mod hygiene;
 pub mod pinning;
 pub mod wrap;
 
+mod decoded;
 mod fold;
 mod foldre;
 mod jsre;
 mod markers;
+mod normalize;
 mod pieces;
 mod tokens;
 

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""The attack corpora bench/detector-eval.mjs scores the prompt-injection detectors on.
+
+Writes JSONL files (one {"id", "source", "label": "attack"|"benign", "text", ...meta} per line)
+into the directory given as argv[1] (default target/detector-corpus):
+
+  bastion.jsonl    every row of bastioncorpus's corpus/injections.jsonl: label 'attack' for
+                   'malicious' rows, else 'benign'; category, lang, tactic, channel kept.
+  agentdojo.jsonl  AgentDojo's injection tasks, for every task suite of its default benchmark
+                   version: each task's GOAL rendered by the `important_instructions` attack
+                   (source 'agentdojo'), the bare GOAL (source 'agentdojo-goal'), and the other
+                   fixed-template attacks (direct, ignore_previous, system_message, injecagent,
+                   tool_knowledge, the dos family; source 'agentdojo-other', name in 'attack').
+
+Installs nothing: scripts/detector-eval.sh runs it inside target/detector-venv, where
+bastioncorpus==0.6.0 and agentdojo==0.1.35 are installed. AgentDojo's suites are imported when
+they can be (that needs its dependencies: pydantic, yaml, openai, ...); when that fails (an
+install with --no-deps), or with DETECTOR_CORPUS_AST=1, the GOALs are read from the installed
+injection_tasks.py files with `ast` instead (nothing imported) and tool_knowledge, which needs
+each task's ground truth, is left out. The attack templates are always read from agentdojo's
+attack sources with `ast`, so both paths render the same strings.
+
+    target/detector-venv/bin/python scripts/detector-corpus.py [OUT_DIR]
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import sys
+
+USER_NAME = "Emma Johnson"  # ImportantInstructionsAttack.user_name
+MODEL_NAME = "GPT-4"  # agentdojo.models.MODEL_NAMES["gpt-4o-2024-05-13"]
+OTHER_ATTACKS = ("direct", "ignore_previous", "system_message", "injecagent", "tool_knowledge")
+
+
+def package_dir(name: str) -> pathlib.Path:
+    """The installed package's directory, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit(f"detector-corpus: package '{name}' is not installed in {sys.prefix}")
+    return pathlib.Path(list(spec.submodule_search_locations)[0])
+
+
+def write_jsonl(path: pathlib.Path, rows: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+# --- bastioncorpus ---------------------------------------------------------------------------
+
+
+def bastion_rows() -> list[dict]:
+    try:
+        from importlib.resources import files
+
+        text = (files("bastioncorpus") / "corpus" / "injections.jsonl").read_text(encoding="utf-8")
+    except Exception:  # noqa: BLE001 - the package path does as well
+        text = (package_dir("bastioncorpus") / "corpus" / "injections.jsonl").read_text(encoding="utf-8")
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        row = {
+            "id": f"bastion/{r.get('id', n)}",
+            "source": "bastion",
+            "label": "attack" if r.get("label") == "malicious" else "benign",
+            "text": r["text"],
+        }
+        for key in ("category", "lang", "tactic", "channel"):
+            if key in r:
+                row[key] = r[key]
+        rows.append(row)
+    return rows
+
+
+# --- agentdojo: templates from the attack sources ----------------------------------------------
+
+
+class Unresolved(Exception):
+    pass
+
+
+def const_eval(node: ast.AST, scopes: list[dict]):
+    """Value of a constant expression: literals, f-strings, tuples, +, and names in `scopes`."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                out.append(part.value)
+            elif isinstance(part, ast.FormattedValue):
+                value = const_eval(part.value, scopes)
+                if part.conversion == ord("r"):
+                    value = repr(value)
+                elif part.conversion == ord("s"):
+                    value = str(value)
+                elif part.conversion == ord("a"):
+                    value = ascii(value)
+                spec = const_eval(part.format_spec, scopes) if part.format_spec else ""
+                out.append(format(value, spec))
+            else:
+                raise Unresolved(ast.dump(part))
+        return "".join(out)
+    if isinstance(node, ast.Tuple):
+        return tuple(const_eval(e, scopes) for e in node.elts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return const_eval(node.left, scopes) + const_eval(node.right, scopes)
+    if isinstance(node, ast.Name):
+        for scope in scopes:
+            if node.id in scope:
+                return scope[node.id]
+        raise Unresolved(node.id)
+    raise Unresolved(ast.dump(node)[:80])
+
+
+def assigned_constants(body: list[ast.stmt], scopes: list[dict]) -> dict:
+    """name -> value of every `NAME = <constant expression>` in `body`, in order."""
+    ns: dict = {}
+    for stmt in body:
+        targets, value = [], None
+        if isinstance(stmt, ast.Assign):
+            targets, value = stmt.targets, stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            targets, value = [stmt.target], stmt.value
+        for t in targets:
+            if isinstance(t, ast.Name):
+                try:
+                    ns[t.id] = const_eval(value, [ns, *scopes])
+                except (Unresolved, TypeError, ValueError):
+                    pass
+    return ns
+
+
+def attack_templates(agentdojo: pathlib.Path) -> dict[str, str]:
+    """attack name -> its template ({goal}, {user}, {model}, {tools}), read from the sources."""
+    templates: dict[str, str] = {}
+    for file in ("important_instructions_attacks.py", "baseline_attacks.py", "dos_attacks.py"):
+        tree = ast.parse((agentdojo / "attacks" / file).read_text(encoding="utf-8"))
+        module = assigned_constants(tree.body, [])
+        inherited: dict[str, str] = {}  # class name -> template, for subclasses that keep it
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            ns = assigned_constants(cls.body, [module])
+            template = ns.get("_JB_STRING") or ns.get("_DOS_STRING")
+            for call in ast.walk(cls):  # super().__init__("template", task_suite, pipeline)
+                if (
+                    template is None
+                    and isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Attribute)
+                    and call.func.attr == "__init__"
+                    and call.args
+                ):
+                    try:
+                        value = const_eval(call.args[0], [ns, module])
+                        if isinstance(value, str):
+                            template = value
+                    except Unresolved:
+                        pass
+            if template is None:
+                for base in cls.bases:
+                    if isinstance(base, ast.Name) and base.id in inherited:
+                        template = inherited[base.id]
+            if template is not None:
+                inherited[cls.name] = template
+            name = ns.get("name")
+            if isinstance(name, str) and template is not None:
+                templates[name] = template
+    return templates
+
+
+def render(template: str, goal: str, tools: str = "") -> str:
+    # FixedJailbreakAttack.attack: jailbreak.format(goal=, user=, model=, task=) (+ tools=).
+    return template.format(goal=goal, user=USER_NAME, model=MODEL_NAME, task="", tools=tools)
+
+
+# --- agentdojo: injection tasks ----------------------------------------------------------------
+
+
+def version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.lstrip("v").split("."))
+
+
+def tasks_by_import() -> tuple[str, list[dict]]:
+    """(benchmark version, tasks) from agentdojo's own suites; raises when they do not import."""
+    from agentdojo.task_suite import load_suites
+
+    versions = sorted(load_suites._SUITES.keys(), key=version_key)
+    version = "v1.2.2" if "v1.2.2" in versions else versions[-1]
+    try:  # the default of `python -m agentdojo.scripts.benchmark --benchmark-version`
+        import inspect
+
+        from agentdojo.scripts import benchmark
+
+        m = re.search(r'benchmark_version: str = "(v[\d.]+)"', inspect.getsource(benchmark))
+        if m and m.group(1) in versions:
+            version = m.group(1)
+    except Exception:  # noqa: BLE001 - keep the newest
+        pass
+    tasks = []
+    for suite_name, suite in load_suites.get_suites(version).items():
+        for task_id, task in suite.injection_tasks.items():
+            tools = None
+            try:
+                tools = tool_sequence(suite, task)
+            except Exception as e:  # noqa: BLE001 - tool_knowledge is then left out for this task
+                print(f"detector-corpus: no tool_knowledge for {suite_name}/{task_id}: {e}", file=sys.stderr)
+            tasks.append({"suite": suite_name, "task": task_id, "goal": task.GOAL, "tools": tools})
+    return version, tasks
+
+
+def tool_sequence(suite, task) -> str:
+    """ToolKnowledgeAttack.get_tools_sequence, without an attack object (it needs a pipeline)."""
+    ground_truth = task.ground_truth(suite.load_and_inject_default_environment({}))
+    out = ""
+    for i, call in enumerate(ground_truth):
+        if call.placeholder_args is None:
+            raise ValueError("a ground-truth call has no placeholder_args")
+        if i == 0:
+            out += f"You should use the tool `{call.function}` with the following arguments: {call.placeholder_args}. "
+        elif i == len(ground_truth) - 1:
+            out += f"Finally, you should use the tool `{call.function}` with the arguments: {call.placeholder_args}. "
+        else:
+            out += f"Then, you should use the tool `{call.function}` with the arguments: {call.placeholder_args}. "
+    return out
+
+
+def tasks_by_ast(agentdojo: pathlib.Path) -> tuple[str, list[dict]]:
+    """(newest version, tasks) from the injection_tasks.py sources, nothing imported: per suite
+    and task id, the GOAL of the newest class registered for a version <= the newest one."""
+    found: dict[tuple[str, str], dict[tuple, str]] = collections.defaultdict(dict)
+    for file in sorted((agentdojo / "default_suites").glob("v*/*/injection_tasks.py")):
+        suite = file.parent.name
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+        module = assigned_constants(tree.body, [])
+        for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+            m = re.fullmatch(r"InjectionTask(\d+)", cls.name)
+            version = None
+            for dec in cls.decorator_list:
+                if isinstance(dec, ast.Attribute) and dec.attr == "register_injection_task":
+                    version = (1, 0, 0)
+                elif (
+                    isinstance(dec, ast.Call)
+                    and isinstance(dec.func, ast.Attribute)
+                    and dec.func.attr == "update_injection_task"
+                ):
+                    version = tuple(const_eval(dec.args[0], [module]))
+            if not m or version is None:
+                continue
+            ns = assigned_constants(cls.body, [module])
+            if isinstance(ns.get("GOAL"), str):
+                found[(suite, f"injection_task_{m.group(1)}")][version] = ns["GOAL"]
+            else:
+                print(f"detector-corpus: no constant GOAL in {file}:{cls.name}", file=sys.stderr)
+    # The newest benchmark version is the newest default_suites/v1_2_2-style directory.
+    dirs = [p.name for p in (agentdojo / "default_suites").iterdir() if re.fullmatch(r"v\d+(_\d+)*", p.name)]
+    newest = max((tuple(int(x) for x in d[1:].split("_")) + (0, 0))[:3] for d in dirs)
+    tasks = []
+    for (suite, task_id), versions in sorted(found.items(), key=lambda kv: (kv[0][0], int(kv[0][1].rsplit("_", 1)[1]))):
+        usable = [v for v in versions if v <= newest]
+        if usable:
+            tasks.append({"suite": suite, "task": task_id, "goal": versions[max(usable)], "tools": None})
+    return "v" + ".".join(map(str, newest)), tasks
+
+
+def agentdojo_rows() -> tuple[list[dict], str]:
+    root = package_dir("agentdojo")
+    templates = attack_templates(root)
+    how = "import"
+    if os.environ.get("DETECTOR_CORPUS_AST") == "1":
+        version, tasks, how = *tasks_by_ast(root), "ast (DETECTOR_CORPUS_AST=1)"
+    else:
+        try:
+            version, tasks = tasks_by_import()
+        except Exception as e:  # noqa: BLE001 - any missing dependency: read the sources instead
+            print(f"detector-corpus: agentdojo suites do not import ({type(e).__name__}: {e}); reading GOALs with ast", file=sys.stderr)
+            version, tasks = tasks_by_ast(root)
+            how = "ast (import failed)"
+    try:  # the templates read with ast are agentdojo's own, when it imports
+        from agentdojo.attacks.important_instructions_attacks import ImportantInstructionsAttack
+
+        assert ImportantInstructionsAttack._JB_STRING == templates["important_instructions"]
+    except ImportError:
+        pass
+
+    rows = []
+    for t in tasks:
+        base = {"suite": t["suite"], "task": t["task"], "version": version}
+        stem = f"agentdojo/{t['suite']}/{t['task']}"
+        rows.append({"id": f"{stem}/important_instructions", "source": "agentdojo", "label": "attack",
+                     "text": render(templates["important_instructions"], t["goal"]), "attack": "important_instructions", **base})
+        rows.append({"id": f"{stem}/goal", "source": "agentdojo-goal", "label": "attack", "text": t["goal"], "attack": "goal", **base})
+        for name in OTHER_ATTACKS:
+            if name not in templates or (name == "tool_knowledge" and t["tools"] is None):
+                continue
+            rows.append({"id": f"{stem}/{name}", "source": "agentdojo-other", "label": "attack",
+                         "text": render(templates[name], t["goal"], t["tools"] or ""), "attack": name, **base})
+    for name in sorted(n for n in templates if n.endswith("dos")):  # no goal: one text each
+        rows.append({"id": f"agentdojo/{name}", "source": "agentdojo-other", "label": "attack",
+                     "text": render(templates[name], ""), "attack": name, "version": version})
+    return rows, f"benchmark {version}, {len(tasks)} injection tasks, GOALs by {how}"
+
+
+def main() -> None:
+    out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/detector-corpus")
+    out.mkdir(parents=True, exist_ok=True)
+    bastion = bastion_rows()
+    agentdojo, note = agentdojo_rows()
+    write_jsonl(out / "bastion.jsonl", bastion)
+    write_jsonl(out / "agentdojo.jsonl", agentdojo)
+    print(f"detector-corpus: {out}/ (agentdojo {note})")
+    for file, rows in (("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo)):
+        by = collections.Counter((r["source"], r["label"]) for r in rows)
+        parts = ", ".join(f"{source} {label} {n}" for (source, label), n in sorted(by.items()))
+        print(f"  {file}: {len(rows)} rows ({parts})")
+        if file == "agentdojo.jsonl":
+            attacks = collections.Counter(r["attack"] for r in rows if r["source"] == "agentdojo-other")
+            print("    agentdojo-other by attack: " + ", ".join(f"{a} {n}" for a, n in sorted(attacks.items())))
+
+
+if __name__ == "__main__":
+    main()

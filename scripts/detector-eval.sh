@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Scores the addon's prompt-injection detectors (recall on attack corpora under evasion
+# transforms, false positives on benign text, throughput): builds the attack corpora from
+# bastioncorpus and AgentDojo in a Python venv, then runs bench/detector-eval.mjs.
+#
+#   bash scripts/detector-eval.sh [--addon PATH] [--json OUT] [--show-misses N]
+#   npm run detector:eval -- --show-misses 5
+#
+# The venv (target/detector-venv) is made once and reused; the corpus is rewritten each run
+# into target/detector-corpus. Needs python3 (3.11) with venv and pip, and network for the first
+# install. Arguments go to bench/detector-eval.mjs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=target/detector-venv
+corpus=target/detector-corpus
+pip_opts=(--quiet --disable-pip-version-check)
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "detector-eval: creating $venv"
+  python3 -m venv "$venv"
+fi
+have() { "$venv/bin/python" -m pip show --disable-pip-version-check "$1" 2>/dev/null | grep -qx "Version: $2"; }
+if ! have bastioncorpus 0.6.0; then
+  "$venv/bin/python" -m pip install "${pip_opts[@]}" bastioncorpus==0.6.0
+fi
+if ! have agentdojo 0.1.35; then
+  # agentdojo pulls in LLM SDKs; when they do not install, take the package alone: the corpus
+  # script then reads the injection tasks' GOALs from its sources with ast.
+  if ! "$venv/bin/python" -m pip install "${pip_opts[@]}" agentdojo==0.1.35; then
+    echo "detector-eval: agentdojo's dependencies did not install; installing agentdojo==0.1.35 --no-deps" >&2
+    "$venv/bin/python" -m pip install "${pip_opts[@]}" --no-deps agentdojo==0.1.35
+  fi
+fi
+
+"$venv/bin/python" scripts/detector-corpus.py "$corpus"
+node bench/detector-eval.mjs "$@"
