@@ -215,6 +215,16 @@ export interface McpManagerOptions {
    */
   hygiene?: 'off' | 'on'
   /**
+   * Which detector reads every result: 'openclaw' (the default: OpenClaw's patterns, a warning
+   * in the log) or 'enhanced' (normalises first — tags, invisible characters, NFKC,
+   * confusables — reads encoded runs, and knows injections in five languages; see
+   * `detectInjection`). Enhanced findings are in `details.suspicious` and the `toolCall` event.
+   */
+  detection?: 'openclaw' | 'enhanced'
+  /** With `detection: 'enhanced'`: 'annotate' (the default) returns the result with its
+   *  findings; 'block' withholds it behind an error result naming the rules. */
+  onSuspicious?: 'annotate' | 'block'
+  /**
    * Pinned tool definitions: each tool's name, title, description, inputSchema and
    * outputSchema are hashed (canonical JSON, SHA-256) and approved on first sight; a later
    * listing whose definition differs is reported (a warning and a `toolDefinitionChanged`
@@ -300,6 +310,8 @@ export interface McpToolCallEvent {
   durationMs: number
   outcome: 'ok' | 'error' | 'timeout' | 'aborted' | 'denied'
   error?: string
+  /** `detection: 'enhanced'`: the rules the result fired. */
+  suspicious?: string[]
 }
 
 /** A server's `notifications/message` (secrets masked). */
@@ -333,6 +345,8 @@ export interface AgentToolSuccessDetails {
   }
   /** Rich mode: the result's `structuredContent`, secrets masked. */
   structuredContent?: unknown
+  /** `detection: 'enhanced'`: the rules the result fired (when any did). */
+  suspicious?: string[]
 }
 
 /** Rich mode: a result the server flagged `isError`, wrapped like any other. */
@@ -342,6 +356,8 @@ export interface AgentToolFlaggedDetails extends AgentToolSuccessDetails {
 
 export interface AgentToolErrorDetails {
   error: true
+  /** `onSuspicious: 'block'`: the rules the withheld result fired. */
+  suspicious?: string[]
 }
 
 export interface AgentToolProgressDetails extends AgentToolSuccessDetails {

@@ -67,6 +67,8 @@ pub struct ToolCallRecord {
     /// `ok`, `error`, `timeout`, `aborted` or `denied`.
     pub outcome: &'static str,
     pub error: Option<String>,
+    /// The enhanced detector's findings in the result (`detection: 'enhanced'`).
+    pub suspicious: Vec<&'static str>,
 }
 
 impl Event {
@@ -142,6 +144,9 @@ impl Event {
                 });
                 if let Some(error) = &r.error {
                     v["error"] = Value::from(error.as_str());
+                }
+                if !r.suspicious.is_empty() {
+                    v["suspicious"] = json!(r.suspicious);
                 }
                 v
             }

@@ -49,6 +49,31 @@ pub struct ManagerOptions {
     /// `pinStore`: where approved tool definitions are kept — a file, or the host's own
     /// `{ get, set }` (none: in memory for the manager's lifetime).
     pub pin_store: Option<PinStore>,
+    /// `detection`: which detector reads results (OpenClaw's, the default, or the enhanced one).
+    pub detection: Detection,
+    /// `onSuspicious`: what an enhanced-detector finding does to a result.
+    pub on_suspicious: OnSuspicious,
+}
+
+/// `detection`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Detection {
+    /// OpenClaw's patterns: a warning in the log, nothing else (the original's behaviour).
+    #[default]
+    OpenClaw,
+    /// The enhanced detector (`security::enhanced`): findings in `details.suspicious` and the
+    /// `toolCall` event too.
+    Enhanced,
+}
+
+/// `onSuspicious` (with `detection: 'enhanced'`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnSuspicious {
+    /// The result is returned, its findings in `details.suspicious`.
+    #[default]
+    Annotate,
+    /// The result is withheld: an error result naming the rules instead.
+    Block,
 }
 
 /// Where approved tool definitions are kept between runs.
@@ -88,6 +113,8 @@ impl Default for ManagerOptions {
             hygiene: None,
             pinning: crate::config::PinPolicy::default(),
             pin_store: None,
+            detection: Detection::default(),
+            on_suspicious: OnSuspicious::default(),
         }
     }
 }
@@ -110,6 +137,8 @@ impl ManagerOptions {
         "hygiene",
         "pinning",
         "pinStore",
+        "detection",
+        "onSuspicious",
         "cacheDir",
     ];
 
@@ -163,6 +192,30 @@ impl ManagerOptions {
             out.hygiene = Some(parse_hygiene(value).ok_or_else(|| {
                 format!("Invalid hygiene '{}': expected 'off' or 'on'", shown(value))
             })?);
+        }
+        if let Some(value) = get("detection") {
+            out.detection = match value.as_str() {
+                Some("openclaw") => Detection::OpenClaw,
+                Some("enhanced") => Detection::Enhanced,
+                _ => {
+                    return Err(format!(
+                        "Invalid detection '{}': expected 'openclaw' or 'enhanced'",
+                        shown(value)
+                    ));
+                }
+            };
+        }
+        if let Some(value) = get("onSuspicious") {
+            out.on_suspicious = match value.as_str() {
+                Some("annotate") => OnSuspicious::Annotate,
+                Some("block") => OnSuspicious::Block,
+                _ => {
+                    return Err(format!(
+                        "Invalid onSuspicious '{}': expected 'annotate' or 'block'",
+                        shown(value)
+                    ));
+                }
+            };
         }
         if let Some(value) = get("pinning") {
             out.pinning = value

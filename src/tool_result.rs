@@ -81,6 +81,8 @@ pub struct RichParts {
     pub server_error: bool,
     /// What the hygiene pass removed, when it removed anything (`details.hygiene`).
     pub hygiene: Option<crate::security::hygiene::Hygiene>,
+    /// The enhanced detector's findings (`details.suspicious`), when it runs and finds any.
+    pub suspicious: Vec<&'static str>,
 }
 
 impl ToolCallResult {
@@ -124,6 +126,9 @@ impl ToolCallResult {
         }
         if let Some(hygiene) = &self.rich.hygiene {
             details["hygiene"] = hygiene.to_json();
+        }
+        if !self.rich.suspicious.is_empty() {
+            details["suspicious"] = json!(self.rich.suspicious);
         }
         let mut content = vec![json!({ "type": "text", "text": self.text })];
         for image in &self.rich.images {

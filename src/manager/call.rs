@@ -14,6 +14,7 @@ use crate::config::ResultMode;
 use crate::error::CallError;
 use crate::events::{Event, ToolCallRecord};
 use crate::hooks::{self, Before};
+use crate::options::OnSuspicious;
 use crate::security::hygiene::Hygiene;
 use crate::session::Progress;
 use crate::tool_result::{RichParts, ToolCallResult, tool_error_text};
@@ -214,8 +215,31 @@ impl Manager {
                 duration_ms: started.elapsed().as_millis() as u64,
                 outcome,
                 error,
+                suspicious: result.rich.suspicious.clone(),
             })
         });
+    }
+
+    /// `result` as `onSuspicious` has it: returned with its findings, or (`'block'`) withheld
+    /// behind an error result naming the rules.
+    fn judged(
+        &self,
+        result: ToolCallResult,
+        outcome: &'static str,
+        server: &str,
+        tool: &str,
+    ) -> (ToolCallResult, &'static str) {
+        if result.rich.suspicious.is_empty() || self.on_suspicious != OnSuspicious::Block {
+            return (result, outcome);
+        }
+        let rules = result.rich.suspicious.join(", ");
+        let mut blocked = ToolCallResult::error(
+            server,
+            tool,
+            format!("the result was withheld: it reads like a prompt injection ({rules})"),
+        );
+        blocked.rich.suspicious = result.rich.suspicious;
+        (blocked, "denied")
     }
 
     /// The call itself, and its outcome for the audit record.
@@ -282,23 +306,26 @@ impl Manager {
                 let removed = |counts: Hygiene| (counts.total() > 0).then_some(counts);
                 if mode == ResultMode::Compat {
                     let text = bridge::result::result_text(result);
-                    let (text, counts) = self.wrap_checked(name, tool, &text, clean);
+                    let (text, counts, suspicious) = self.wrap_checked(name, tool, &text, clean);
                     let mut out = ToolCallResult::ok(text, name, tool);
                     out.rich.hygiene = removed(counts);
-                    return (out, outcome);
+                    out.rich.suspicious = suspicious;
+                    return self.judged(out, outcome, name, tool);
                 }
                 let schema = server.output_schema(tool);
                 match bridge::rich::rich_result(result, schema.as_deref(), &limits) {
                     Ok(rich) => {
-                        let (text, counts) = self.wrap_checked(name, tool, &rich.text, clean);
+                        let (text, counts, suspicious) =
+                            self.wrap_checked(name, tool, &rich.text, clean);
                         let mut out = ToolCallResult::ok(text, name, tool);
                         out.rich = RichParts {
                             images: rich.images,
                             structured: rich.structured.map(|v| self.redact_value(v)),
                             server_error: rich.is_error,
                             hygiene: removed(counts),
+                            suspicious,
                         };
-                        (out, outcome)
+                        self.judged(out, outcome, name, tool)
                     }
                     Err(why) => {
                         let text = tool_error_text(name, tool, why);

@@ -32,6 +32,7 @@ use crate::events::{Event, Events};
 use crate::hooks::Hooks;
 use crate::host_env::HostEnvironment;
 use crate::log::{Log, LogSink};
+use crate::options::Detection;
 use crate::policy::ToolPolicy;
 use crate::secrets::{EnvSource, Redactor, SecretResolver};
 use crate::security::hygiene::Hygiene;
@@ -89,6 +90,9 @@ pub struct Manager {
     hooks: Hooks,
     results: ResultMode,
     hygiene: Option<bool>,
+    /// `detection` and `onSuspicious`.
+    detection: Detection,
+    pub(crate) on_suspicious: crate::options::OnSuspicious,
     pinning: crate::config::PinPolicy,
     pins: pins::PinBook,
     scanner: scan::Scanner,
@@ -146,6 +150,8 @@ impl Manager {
             hooks: options.hooks,
             results: options.results,
             hygiene: options.hygiene,
+            detection: options.detection,
+            on_suspicious: options.on_suspicious,
             pinning: options.pinning,
             pins: pins::PinBook::new(options.pin_store),
             scanner: scan::Scanner::default(),
@@ -679,7 +685,13 @@ impl Manager {
     }
 
     /// [`Self::wrap_untrusted`] with the hygiene decision made, and what it removed.
-    fn wrap_checked(&self, server: &str, tool: &str, text: &str, clean: bool) -> (String, Hygiene) {
+    fn wrap_checked(
+        &self,
+        server: &str,
+        tool: &str,
+        text: &str,
+        clean: bool,
+    ) -> (String, Hygiene, Vec<&'static str>) {
         let text = self.log.redactor().redact(text);
         let (text, counts, hidden) = if clean {
             let cleaned = security::hygiene::clean(&text);
@@ -688,15 +700,27 @@ impl Manager {
         } else {
             (text, Hygiene::default(), String::new())
         };
-        (self.wrap_detected(server, tool, &text, &hidden), counts)
+        let (wrapped, suspicious) = self.wrap_detected(server, tool, &text, &hidden);
+        (wrapped, counts, suspicious)
     }
 
     /// Logs the suspicious patterns of `text` (and of `hidden`, what invisible tag characters
     /// spelled in it) and wraps `text`.
-    fn wrap_detected(&self, server: &str, tool: &str, text: &str, hidden: &str) -> String {
-        let mut found = security::detect_suspicious_patterns(text, self.wrap_format);
+    /// With `detection: 'enhanced'`, the enhanced detector's findings are returned too.
+    fn wrap_detected(
+        &self,
+        server: &str,
+        tool: &str,
+        text: &str,
+        hidden: &str,
+    ) -> (String, Vec<&'static str>) {
+        let detect = |text: &str| match self.detection {
+            Detection::OpenClaw => security::detect_suspicious_patterns(text, self.wrap_format),
+            Detection::Enhanced => security::enhanced::detect(text),
+        };
+        let mut found = detect(text);
         if !hidden.is_empty() {
-            for pattern in security::detect_suspicious_patterns(hidden, self.wrap_format) {
+            for pattern in detect(hidden) {
                 if !found.contains(&pattern) {
                     found.push(pattern);
                 }
@@ -708,7 +732,7 @@ impl Manager {
                 found.join(", ")
             ));
         }
-        security::wrap_external_content(
+        let wrapped = security::wrap_external_content(
             text,
             &WrapOptions {
                 source: crate::tool_result::EXTERNAL_SOURCE,
@@ -719,7 +743,12 @@ impl Manager {
                 format: self.wrap_format,
                 mcp_server_label: true,
             },
-        )
+        );
+        let findings = match self.detection {
+            Detection::Enhanced => found,
+            Detection::OpenClaw => Vec::new(),
+        };
+        (wrapped, findings)
     }
 
     /// Resources of every ready server, read and wrapped, as one block of text.

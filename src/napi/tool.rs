@@ -535,6 +535,7 @@ impl ToNapiValue for CallResult {
             structured,
             server_error,
             hygiene,
+            suspicious,
         } = value.rich;
         let mut content = env.create_array(1 + images.len() as u32)?;
         content.set(0, part)?;
@@ -566,6 +567,9 @@ impl ToNapiValue for CallResult {
         }
         if let Some(hygiene) = hygiene {
             details.set_named_property("hygiene", env.to_js_value(&hygiene.to_json())?)?;
+        }
+        if !suspicious.is_empty() {
+            details.set_named_property("suspicious", suspicious)?;
         }
         let mut result = Object::new(&env)?;
         result.set_named_property("content", content)?;
