@@ -110,6 +110,26 @@ pub(super) fn callback(env: &Env, value: Unknown, with_request: bool) -> Result<
     }))
 }
 
+/// Hooks for the methods of a host object: `shim` (JS source of `(object) => [f, …]`) picks
+/// them, each then called through [`callback`]'s adapter.
+pub(super) fn method_hooks(
+    env: &Env,
+    shim: &str,
+    object: Unknown,
+    count: u32,
+) -> Result<Vec<Hook>> {
+    let shim: Function<Unknown, Array> = env.run_script(shim)?;
+    let methods = shim.call(object)?;
+    (0..count)
+        .map(|i| {
+            let f: Unknown = methods
+                .get(i)?
+                .ok_or_else(|| Error::new(Status::GenericFailure, "a method shim"))?;
+            callback(env, f, true)
+        })
+        .collect()
+}
+
 fn expected(option: &str, what: &str, value: &Unknown) -> Error {
     Error::new(
         Status::InvalidArg,

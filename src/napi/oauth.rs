@@ -96,18 +96,17 @@ pub fn from_options(env: &Env, options: &Object) -> Result<OAuthHost> {
                     }
                 }
             }
-            let shim: Function<Unknown, Array> = env.run_script(STORE_SHIM)?;
-            let methods = shim.call(store)?;
-            let hook = |i: u32| -> Result<crate::hooks::Hook> {
-                let f: Unknown = methods
-                    .get(i)?
-                    .ok_or_else(|| Error::new(Status::GenericFailure, "oauth store shim"))?;
-                super::client_requests::callback(env, f, true)
+            let mut hooks =
+                super::client_requests::method_hooks(env, STORE_SHIM, store, 3)?.into_iter();
+            let mut next = || {
+                hooks
+                    .next()
+                    .ok_or_else(|| Error::new(Status::GenericFailure, "oauth store shim"))
             };
             host.store = Arc::new(HookStore {
-                get: hook(0)?,
-                set: hook(1)?,
-                delete: hook(2)?,
+                get: next()?,
+                set: next()?,
+                delete: next()?,
             });
         }
         (None, Some(dir)) => host.store = Arc::new(FileStore::new(dir)),

@@ -27,16 +27,15 @@ pub fn from_js(env: &Env, value: Unknown) -> Result<crate::options::PinStore> {
             }
         }
     }
-    let shim: Function<Unknown, Array> = env.run_script(PIN_STORE_SHIM)?;
-    let methods = shim.call(value)?;
-    let hook = |i: u32| -> Result<crate::hooks::Hook> {
-        let f: Unknown = methods
-            .get(i)?
-            .ok_or_else(|| Error::new(Status::GenericFailure, "pinStore shim"))?;
-        super::client_requests::callback(env, f, true)
+    let mut hooks =
+        super::client_requests::method_hooks(env, PIN_STORE_SHIM, value, 2)?.into_iter();
+    let mut next = || {
+        hooks
+            .next()
+            .ok_or_else(|| Error::new(Status::GenericFailure, "pinStore shim"))
     };
     Ok(crate::options::PinStore::Host {
-        get: hook(0)?,
-        set: hook(1)?,
+        get: next()?,
+        set: next()?,
     })
 }

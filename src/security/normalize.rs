@@ -173,12 +173,9 @@ pub fn normalize(text: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// `text` as a model reads it but with its case and letters kept (tags decoded, invisible
-/// characters dropped, NFKC): what encoded runs are looked for in. ASCII text is returned as is.
-pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() {
-        return std::borrow::Cow::Borrowed(text);
-    }
+/// `text` with Unicode tag characters decoded (a model reads them) and invisible characters
+/// dropped.
+fn shown(text: &str) -> String {
     let mut kept = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -189,6 +186,16 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
             c => kept.push(c),
         }
     }
+    kept
+}
+
+/// `text` as a model reads it but with its case and letters kept (tags decoded, invisible
+/// characters dropped, NFKC): what encoded runs are looked for in. ASCII text is returned as is.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let kept = shown(text);
     std::borrow::Cow::Owned(
         ComposingNormalizerBorrowed::new_nfkc()
             .normalize(&kept)
@@ -200,16 +207,7 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
 fn fold_word(word: &str, out: &mut String, space: &mut bool) {
     // Tags decoded and invisible characters dropped before NFKC, so a tag or a zero-width
     // character cannot split what NFKC would join.
-    let mut visible = String::with_capacity(word.len());
-    for c in word.chars() {
-        match c {
-            '\u{E0020}'..='\u{E007E}' => {
-                visible.push(char::from_u32(c as u32 - 0xE0000).unwrap_or(' '))
-            }
-            c if invisible(c) => {}
-            c => visible.push(c),
-        }
-    }
+    let visible = shown(word);
     let folded = ComposingNormalizerBorrowed::new_nfkc().normalize(&visible);
     for c in folded.chars() {
         let c = confusable(c).unwrap_or(c);
