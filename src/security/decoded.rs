@@ -382,7 +382,7 @@ fn unleet(text: &str) -> Option<String> {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(haystack, needle).is_some()
 }
 
 /// Every decoded view of `text` worth scanning (the text itself not included).
@@ -390,13 +390,14 @@ pub fn views(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = text.as_bytes();
     let b64 = runs_of(bytes, BASE64, MIN_RUN);
-    // Cheap gates first: octets of text start with 01; Morse has dots next to dashes.
-    let binary = if contains(bytes, b"01") {
+    // Cheap gates first: octets of letters start 0110 or 0100 after a space; Morse letters
+    // start with a dot or a dash after a space and mix the two.
+    let binary = if contains(bytes, b" 0110") || contains(bytes, b" 0100") {
         runs_of(bytes, BINARY, 8 * 4)
     } else {
         Vec::new()
     };
-    let morse = if contains(bytes, b".-") || contains(bytes, b"-.") {
+    let morse = if contains(bytes, b" .-") || contains(bytes, b" -.") {
         runs_of(bytes, MORSE, MIN_RUN)
     } else {
         Vec::new()

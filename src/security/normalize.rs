@@ -121,56 +121,68 @@ fn push(out: &mut String, c: char, space: &mut bool) {
     }
 }
 
-/// The folded text of `text` (see the module docs). Byte by byte for ASCII (most of any
-/// text); a word holding other characters is folded whole by the slow path.
+/// The folded text of `text` (see the module docs). ASCII spans (most of any text) go through
+/// one mapping pass the compiler vectorises; a word holding other characters is folded whole
+/// by the slow path.
 pub fn normalize(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out: Vec<u8> = Vec::with_capacity(text.len());
-    let mut space = true;
-    // Where the current word started, in `bytes` and in `out`.
-    let (mut word_in, mut word_out) = (0, 0);
     let mut i = 0;
     while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            if b.is_ascii_whitespace() {
-                if !space {
-                    out.push(b' ');
-                    space = true;
-                }
-            } else {
-                if space {
-                    word_in = i;
-                    word_out = out.len();
-                    space = false;
-                }
-                out.push(b.to_ascii_lowercase());
-            }
-            i += 1;
-            continue;
-        }
-        // A word with other characters: fold it from its start to the next ASCII whitespace.
-        if space {
-            word_in = i;
-            word_out = out.len();
-        }
-        let mut end = i;
-        while end < bytes.len() && !bytes[end].is_ascii_whitespace() {
-            end += 1;
-        }
-        out.truncate(word_out);
-        let mut folded = String::with_capacity(end - word_in);
-        let mut word_space = space || word_out == 0;
-        fold_word(&text[word_in..end], &mut folded, &mut word_space);
+        let Some(k) = bytes[i..].iter().position(|b| *b >= 0x80).map(|p| i + p) else {
+            push_ascii(&mut out, &bytes[i..]);
+            break;
+        };
+        // The word holding byte k: from after the last ASCII whitespace before it to the next.
+        let start = bytes[i..k]
+            .iter()
+            .rposition(|b| b.is_ascii_whitespace())
+            .map_or(i, |p| i + p + 1);
+        let end = bytes[k..]
+            .iter()
+            .position(|b| b.is_ascii_whitespace())
+            .map_or(bytes.len(), |p| k + p);
+        push_ascii(&mut out, &bytes[i..start]);
+        let mut space = out.last().is_none_or(|b| *b == b' ');
+        let mut folded = String::with_capacity(end - start);
+        fold_word(&text[start..end], &mut folded, &mut space);
         out.extend_from_slice(folded.as_bytes());
-        space = word_space;
         i = end;
     }
     if out.last() == Some(&b' ') {
         out.pop();
     }
-    // Only whole characters were written.
+    // Whole characters only were written.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// Appends the ASCII `span` lowercased, every whitespace byte a space, runs of spaces (also
+/// across the end of `out`) made one, none at the start.
+fn push_ascii(out: &mut Vec<u8>, span: &[u8]) {
+    if span.is_empty() {
+        return;
+    }
+    let mapped: Vec<u8> = span
+        .iter()
+        .map(|&b| match b {
+            b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' => b' ',
+            b => b.to_ascii_lowercase(),
+        })
+        .collect();
+    let mut rest = &mapped[..];
+    if out.last().is_none_or(|b| *b == b' ') {
+        while let Some(&b' ') = rest.first() {
+            rest = &rest[1..];
+        }
+    }
+    while let Some(at) = memchr::memmem::find(rest, b"  ") {
+        out.extend_from_slice(&rest[..=at]);
+        rest = &rest[at..];
+        while let Some(&b' ') = rest.first() {
+            rest = &rest[1..];
+        }
+    }
+    out.extend_from_slice(rest);
 }
 
 /// `text` with Unicode tag characters decoded (a model reads them) and invisible characters
