@@ -19,6 +19,17 @@ pub type HookAnswer = Pin<Box<dyn Future<Output = Result<Option<String>, String>
 /// One hook: called with its argument as JSON text.
 pub type Hook = Arc<dyn Fn(String) -> HookAnswer + Send + Sync>;
 
+/// The argument of a host callback (sampling, elicitation, roots, `authorize`, a store's
+/// methods): `{ "server"?, "request" }`, which the binding hands the callback as `(request,
+/// { server, signal })`.
+pub fn callback_argument(server: Option<&str>, request: impl serde::Serialize) -> String {
+    let mut argument = serde_json::json!({ "request": request });
+    if let Some(server) = server {
+        argument["server"] = Value::from(server);
+    }
+    argument.to_string()
+}
+
 #[derive(Clone, Default)]
 pub struct Hooks {
     /// Called with `{ ctx }`.

@@ -92,7 +92,7 @@ pub struct Manager {
     hygiene: Option<bool>,
     /// `detection` and `onSuspicious`.
     detection: Detection,
-    pub(crate) on_suspicious: crate::options::OnSuspicious,
+    on_suspicious: crate::options::OnSuspicious,
     pinning: crate::config::PinPolicy,
     pins: pins::PinBook,
     scanner: scan::Scanner,

@@ -59,7 +59,7 @@ impl PinBook {
         if self.book.lock().unwrap_or_else(|p| p.into_inner()).loaded {
             return;
         }
-        let text = match get("{}".to_owned()).await {
+        let text = match get(crate::hooks::callback_argument(None, ())).await {
             Ok(answer) => answer.and_then(|json| match serde_json::from_str::<Value>(&json) {
                 Ok(Value::String(text)) => Some(Ok(text)),
                 Ok(Value::Null) => None,
@@ -93,7 +93,7 @@ impl PinBook {
                 let Some(text) = pending.borrow_and_update().clone() else {
                     continue;
                 };
-                let argument = serde_json::json!({ "request": text }).to_string();
+                let argument = crate::hooks::callback_argument(None, text);
                 if let Err(e) = set(argument).await {
                     log.warn(&format!("pinStore.set failed: {e}"));
                 }

@@ -110,24 +110,43 @@ pub(super) fn callback(env: &Env, value: Unknown, with_request: bool) -> Result<
     }))
 }
 
-/// Hooks for the methods of a host object: `shim` (JS source of `(object) => [f, …]`) picks
-/// them, each then called through [`callback`]'s adapter.
-pub(super) fn method_hooks(
+/// `object[name]`, unless undefined or null.
+pub(super) fn present(object: &Object, name: &str) -> Result<Option<Unknown<'static>>> {
+    Ok(object
+        .get::<Unknown>(name)?
+        .filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined | ValueType::Null))))
+}
+
+/// Hooks for the `methods` of a host object, in that order: each must be a function (else
+/// `bad(method, what it is instead)`); `shim` (JS source of `(object) => [f, …]`) picks them,
+/// each then called through [`callback`]'s adapter.
+pub(super) fn method_hooks<const N: usize>(
     env: &Env,
     shim: &str,
     object: Unknown,
-    count: u32,
-) -> Result<Vec<Hook>> {
+    methods: [&str; N],
+    bad: impl Fn(&str, Option<&Unknown>) -> Error,
+) -> Result<[Hook; N]> {
+    let host: Object = unsafe { object.cast()? };
+    for method in methods {
+        match present(&host, method)? {
+            Some(f) if f.get_type()? == ValueType::Function => {}
+            other => return Err(bad(method, other.as_ref())),
+        }
+    }
     let shim: Function<Unknown, Array> = env.run_script(shim)?;
-    let methods = shim.call(object)?;
-    (0..count)
+    let picked = shim.call(object)?;
+    let hooks = (0..N as u32)
         .map(|i| {
-            let f: Unknown = methods
+            let f: Unknown = picked
                 .get(i)?
                 .ok_or_else(|| Error::new(Status::GenericFailure, "a method shim"))?;
             callback(env, f, true)
         })
-        .collect()
+        .collect::<Result<Vec<Hook>>>()?;
+    hooks
+        .try_into()
+        .map_err(|_| Error::new(Status::GenericFailure, "a method shim"))
 }
 
 fn expected(option: &str, what: &str, value: &Unknown) -> Error {
@@ -160,13 +179,8 @@ pub fn roots_source(env: &Env, value: Unknown, option: &str) -> Result<RootsSour
 
 /// The `sampling`, `elicitation` and `roots` members of the constructor's options.
 pub fn from_options(env: &Env, options: &Object) -> Result<ClientRequests> {
-    let present = |name: &str| -> Result<Option<Unknown>> {
-        Ok(options
-            .get::<Unknown>(name)?
-            .filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined | ValueType::Null))))
-    };
     let function = |name: &str| -> Result<Option<Hook>> {
-        let Some(value) = present(name)? else {
+        let Some(value) = present(options, name)? else {
             return Ok(None);
         };
         if value.get_type()? != ValueType::Function {
@@ -177,7 +191,7 @@ pub fn from_options(env: &Env, options: &Object) -> Result<ClientRequests> {
     Ok(ClientRequests {
         sampling: function("sampling")?,
         elicitation: function("elicitation")?,
-        roots: match present("roots")? {
+        roots: match present(options, "roots")? {
             None => None,
             Some(value) => Some(Arc::new(RwLock::new(roots_source(env, value, "roots")?))),
         },

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use ::napi::bindgen_prelude::*;
 
+use super::client_requests::present;
+
 use crate::oauth::{FileStore, HookStore, OAuthHost};
 
 /// `(store) => [get, set, delete]`, each taking what the adapter hands it.
@@ -23,12 +25,6 @@ fn invalid(what: &str, value: &Unknown) -> Error {
         Status::InvalidArg,
         format!("Invalid oauth{what}, got {}", super::type_name(value)),
     )
-}
-
-pub(super) fn present(object: &Object, name: &str) -> Result<Option<Unknown<'static>>> {
-    Ok(object
-        .get::<Unknown>(name)?
-        .filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined | ValueType::Null))))
 }
 
 /// The `oauth` member of the constructor's options (absent: tokens in memory, no `authorize`).
@@ -78,36 +74,20 @@ pub fn from_options(env: &Env, options: &Object) -> Result<OAuthHost> {
                     &store,
                 ));
             }
-            let store_object: Object = unsafe { store.cast()? };
-            for method in ["get", "set", "delete"] {
-                match present(&store_object, method)? {
-                    Some(f) if f.get_type()? == ValueType::Function => {}
-                    Some(other) => {
-                        return Err(invalid(
-                            &format!(".store.{method}: expected a function"),
-                            &other,
-                        ));
-                    }
-                    None => {
-                        return Err(Error::new(
-                            Status::InvalidArg,
-                            format!("Invalid oauth.store: missing the {method}(…) method"),
-                        ));
-                    }
-                }
-            }
-            let mut hooks =
-                super::client_requests::method_hooks(env, STORE_SHIM, store, 3)?.into_iter();
-            let mut next = || {
-                hooks
-                    .next()
-                    .ok_or_else(|| Error::new(Status::GenericFailure, "oauth store shim"))
-            };
-            host.store = Arc::new(HookStore {
-                get: next()?,
-                set: next()?,
-                delete: next()?,
-            });
+            let [get, set, delete] = super::client_requests::method_hooks(
+                env,
+                STORE_SHIM,
+                store,
+                ["get", "set", "delete"],
+                |method, other| match other {
+                    Some(other) => invalid(&format!(".store.{method}: expected a function"), other),
+                    None => Error::new(
+                        Status::InvalidArg,
+                        format!("Invalid oauth.store: missing the {method}(…) method"),
+                    ),
+                },
+            )?;
+            host.store = Arc::new(HookStore { get, set, delete });
         }
         (None, Some(dir)) => host.store = Arc::new(FileStore::new(dir)),
         (None, None) => {}

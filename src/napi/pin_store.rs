@@ -12,30 +12,20 @@ const PIN_STORE_SHIM: &str = r#"(function (store) {
 /// An object `pinStore`: `{ get(): text | null | undefined, set(text) }`, each may return a
 /// promise.
 pub fn from_js(env: &Env, value: Unknown) -> Result<crate::options::PinStore> {
-    let object: Object = unsafe { value.cast()? };
-    for method in ["get", "set"] {
-        match super::oauth::present(&object, method)? {
-            Some(f) if f.get_type()? == ValueType::Function => {}
-            _ => {
-                return Err(Error::new(
-                    Status::InvalidArg,
-                    format!(
-                        "Invalid pinStore: expected the path of a file or an object {{ get, set }} \
-                         (missing the {method}(…) method)"
-                    ),
-                ));
-            }
-        }
-    }
-    let mut hooks =
-        super::client_requests::method_hooks(env, PIN_STORE_SHIM, value, 2)?.into_iter();
-    let mut next = || {
-        hooks
-            .next()
-            .ok_or_else(|| Error::new(Status::GenericFailure, "pinStore shim"))
-    };
-    Ok(crate::options::PinStore::Host {
-        get: next()?,
-        set: next()?,
-    })
+    let [get, set] = super::client_requests::method_hooks(
+        env,
+        PIN_STORE_SHIM,
+        value,
+        ["get", "set"],
+        |method, _| {
+            Error::new(
+                Status::InvalidArg,
+                format!(
+                    "Invalid pinStore: expected the path of a file or an object {{ get, set }} \
+                     (missing the {method}(…) method)"
+                ),
+            )
+        },
+    )?;
+    Ok(crate::options::PinStore::Host { get, set })
 }

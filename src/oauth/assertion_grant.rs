@@ -8,8 +8,6 @@
 //!
 //! Token endpoints must be HTTPS, or HTTP on loopback; redirects are never followed.
 
-use std::time::Duration;
-
 use oauth2::ClientSecret;
 use rmcp::transport::auth::OAuthTokenResponse;
 use rmcp::transport::auth::enterprise::{
@@ -20,19 +18,6 @@ use secrecy::{ExposeSecret, SecretString};
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 /// The most of a token endpoint's answer read.
 const MAX_ANSWER: usize = 256 * 1024;
-
-fn client() -> Result<reqwest::Client, String> {
-    crate::http_client::build(crate::http_client::ClientOptions {
-        connect_timeout: Duration::from_secs(10),
-        request_timeout: Some(Duration::from_secs(30)),
-        pool_idle_timeout: None,
-        redirects: crate::http_client::Redirects::Never,
-        use_proxy: true,
-        user_agent: None,
-        roots: crate::http_client::Roots::Platform,
-    })
-    .map_err(|e| crate::http_client::error_chain(&e))
-}
 
 /// HTTPS, or HTTP to a loopback host.
 fn check_endpoint(endpoint: &str) -> Result<url::Url, String> {
@@ -78,7 +63,7 @@ pub async fn jwt_bearer(
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(&form)
         .finish();
-    let response = client()?
+    let response = super::http_client(crate::http_client::Redirects::Never)?
         .post(url)
         .header(reqwest::header::ACCEPT, "application/json")
         .header(

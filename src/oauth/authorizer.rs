@@ -306,14 +306,12 @@ impl Authorizer {
                     .idp
                     .as_ref()
                     .ok_or_else(|| self.failed("auth", "no idp"))?;
-                let (idp_secret, id_token, secret) = {
-                    let secrets = self.secrets.lock().unwrap_or_else(|p| p.into_inner());
-                    (
-                        secrets.idp_client_secret.clone(),
-                        secrets.id_token.clone(),
-                        secrets.client_secret.clone(),
-                    )
-                };
+                let ClientSecrets {
+                    idp_client_secret: idp_secret,
+                    id_token,
+                    client_secret: secret,
+                    ..
+                } = self.secrets();
                 let id_token =
                     id_token.ok_or_else(|| self.failed("auth.idp.idToken", "not resolved"))?;
                 super::assertion_grant::enterprise(
@@ -411,7 +409,7 @@ impl Authorizer {
         }
         let mut client = OAuthClientConfig::new(id.clone(), self.config.redirect_uri())
             .with_scopes(self.config.scopes.clone());
-        if let Some(secret) = self.client_secret() {
+        if let Some(secret) = self.secrets().client_secret {
             client = client.with_client_secret(secret.expose_secret());
         }
         manager
@@ -419,19 +417,11 @@ impl Authorizer {
             .map_err(|e| self.failed("the OAuth client could not be configured", e))
     }
 
-    fn client_secret(&self) -> Option<SecretString> {
+    /// The secrets this start resolved.
+    fn secrets(&self) -> ClientSecrets {
         self.secrets
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .client_secret
-            .clone()
-    }
-
-    fn private_key(&self) -> Option<SecretString> {
-        self.secrets
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .private_key
             .clone()
     }
 
@@ -450,7 +440,8 @@ impl Authorizer {
             }
         }
         let resource = Some(self.resource.to_string());
-        let config = match (self.private_key(), self.client_secret()) {
+        let secrets = self.secrets();
+        let config = match (secrets.private_key, secrets.client_secret) {
             (Some(pem), _) => ClientCredentialsConfig::PrivateKeyJwt {
                 client_id,
                 signing_algorithm: signing_algorithm(pem.expose_secret()).ok_or_else(|| {
@@ -516,7 +507,7 @@ impl Authorizer {
         };
         if let Some(id) = &self.config.client_id {
             request = request.with_preregistered_client(id.clone());
-            if let Some(secret) = self.client_secret() {
+            if let Some(secret) = self.secrets().client_secret {
                 request = request.with_client_secret(secret.expose_secret());
             }
         } else if let Some(url) = &self.config.client_metadata_url {
@@ -539,7 +530,7 @@ impl Authorizer {
             self.set_state(AuthState::LoginRequired);
             return Err(self.login_hint());
         };
-        let argument = serde_json::json!({ "server": self.server, "request": url }).to_string();
+        let argument = crate::hooks::callback_argument(Some(&self.server), url);
         let answer = authorize(argument)
             .await
             .map_err(|e| self.failed("oauth.authorize failed", e))?;

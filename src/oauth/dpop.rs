@@ -141,21 +141,9 @@ const MAX_ANSWER: usize = 1024 * 1024;
 
 impl DpopHttp {
     pub fn new(dpop: Arc<Dpop>) -> Result<Self, String> {
-        let build = |redirects| {
-            crate::http_client::build(crate::http_client::ClientOptions {
-                connect_timeout: std::time::Duration::from_secs(10),
-                request_timeout: Some(std::time::Duration::from_secs(30)),
-                pool_idle_timeout: None,
-                redirects,
-                use_proxy: true,
-                user_agent: None,
-                roots: crate::http_client::Roots::Platform,
-            })
-            .map_err(|e| crate::http_client::error_chain(&e))
-        };
         Ok(Self {
-            follow: build(crate::http_client::Redirects::SameOrigin307And308)?,
-            stop: build(crate::http_client::Redirects::Never)?,
+            follow: super::http_client(crate::http_client::Redirects::SameOrigin307And308)?,
+            stop: super::http_client(crate::http_client::Redirects::Never)?,
             dpop,
         })
     }

@@ -14,6 +14,21 @@ pub use store::{FileStore, HookStore, MemoryStore, TokenStore, store_key};
 
 use crate::hooks::Hook;
 
+/// The HTTP client of the grants this package sends itself (workload identity, DPoP token
+/// requests): proxies honoured, the platform's roots, 30 s per request.
+fn http_client(redirects: crate::http_client::Redirects) -> Result<reqwest::Client, String> {
+    crate::http_client::build(crate::http_client::ClientOptions {
+        connect_timeout: std::time::Duration::from_secs(10),
+        request_timeout: Some(std::time::Duration::from_secs(30)),
+        pool_idle_timeout: None,
+        redirects,
+        use_proxy: true,
+        user_agent: None,
+        roots: crate::http_client::Roots::Platform,
+    })
+    .map_err(|e| crate::http_client::error_chain(&e))
+}
+
 /// What the host gives every OAuth server of a manager.
 #[derive(Clone)]
 pub struct OAuthHost {

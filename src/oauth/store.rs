@@ -71,8 +71,7 @@ impl FileStore {
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, key.as_bytes());
-        let name: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        let name = crate::digest::sha256_hex(key.as_bytes());
         self.dir.join(format!("{name}.json"))
     }
 
@@ -138,14 +137,10 @@ pub struct HookStore {
     pub delete: Hook,
 }
 
-fn json_text(value: impl serde::Serialize) -> String {
-    serde_json::json!({ "request": value }).to_string()
-}
-
 impl TokenStore for HookStore {
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<String>, String>> {
         Box::pin(async move {
-            let answer = (self.get)(json_text(key))
+            let answer = (self.get)(crate::hooks::callback_argument(None, key))
                 .await
                 .map_err(|e| format!("oauth.store.get failed: {e}"))?;
             match answer.map(|text| serde_json::from_str::<serde_json::Value>(&text)) {
@@ -157,7 +152,7 @@ impl TokenStore for HookStore {
     }
     fn set<'a>(&'a self, key: &'a str, value: String) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            (self.set)(json_text((key, value)))
+            (self.set)(crate::hooks::callback_argument(None, (key, value)))
                 .await
                 .map(drop)
                 .map_err(|e| format!("oauth.store.set failed: {e}"))
@@ -165,7 +160,7 @@ impl TokenStore for HookStore {
     }
     fn delete<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            (self.delete)(json_text(key))
+            (self.delete)(crate::hooks::callback_argument(None, key))
                 .await
                 .map(drop)
                 .map_err(|e| format!("oauth.store.delete failed: {e}"))

@@ -4,7 +4,6 @@
 //! or the keys of a schema never changes a pin; any change of content does, and the fields
 //! that differ can be named.
 
-use aws_lc_rs::digest;
 use serde_json::Value;
 
 /// The fields a definition is made of, in the order their hashes are kept.
@@ -109,11 +108,7 @@ fn write_canonical(value: &Value, out: &mut String) {
 }
 
 fn hash(text: &str) -> String {
-    digest::digest(&digest::SHA256, text.as_bytes())
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::sha256_hex(text.as_bytes())
 }
 
 #[cfg(test)]

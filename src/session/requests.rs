@@ -199,7 +199,7 @@ async fn ask(
     deadline: Duration,
     cancelled: CancellationToken,
 ) -> Result<Value, McpError> {
-    let argument = json!({ "server": server, "request": request }).to_string();
+    let argument = crate::hooks::callback_argument(Some(server), request);
     let answer = tokio::select! {
         answer = tokio::time::timeout(deadline, callback(argument)) => answer,
         _ = cancelled.cancelled() => {

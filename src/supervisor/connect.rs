@@ -313,28 +313,28 @@ async fn oauth_secrets(
     auth: &crate::config::OAuthConfig,
 ) -> Result<crate::oauth::ClientSecrets, ConnectError> {
     let mut secrets = crate::oauth::ClientSecrets::default();
-    if let Some(raw) = &auth.client_secret {
-        let resolved = resolver
-            .resolve_all(&[("auth.clientSecret".to_owned(), raw.clone())])
-            .await?;
-        if let Some((_, value)) = resolved.into_iter().next() {
+    // Every secret of `auth`, resolved in one batch.
+    let idp = auth.idp.as_ref();
+    let entries: Vec<(String, String)> = [
+        ("auth.clientSecret", auth.client_secret.as_ref()),
+        (
+            "auth.idp.clientSecret",
+            idp.and_then(|i| i.client_secret.as_ref()),
+        ),
+        ("auth.idp.idToken", idp.map(|i| &i.id_token)),
+    ]
+    .into_iter()
+    .filter_map(|(key, raw)| Some((key.to_owned(), raw?.clone())))
+    .collect();
+    if !entries.is_empty() {
+        for (key, value) in resolver.resolve_all(&entries).await? {
             server.log.redactor().register(&value);
-            secrets.client_secret = Some(value);
-        }
-    }
-    if let Some(idp) = &auth.idp {
-        let mut entries = vec![("auth.idp.idToken".to_owned(), idp.id_token.clone())];
-        if let Some(raw) = &idp.client_secret {
-            entries.push(("auth.idp.clientSecret".to_owned(), raw.clone()));
-        }
-        let mut resolved = resolver.resolve_all(&entries).await?.into_iter();
-        for (_, value) in resolved.by_ref() {
-            server.log.redactor().register(&value);
-            if secrets.id_token.is_none() {
-                secrets.id_token = Some(value);
-            } else {
-                secrets.idp_client_secret = Some(value);
-            }
+            let slot = match key.as_str() {
+                "auth.clientSecret" => &mut secrets.client_secret,
+                "auth.idp.clientSecret" => &mut secrets.idp_client_secret,
+                _ => &mut secrets.id_token,
+            };
+            *slot = Some(value);
         }
     }
     if let Some(path) = &auth.private_key_file {

@@ -122,11 +122,7 @@ fn definition_key(server: &Server) -> String {
         "promptTools": c.prompt_tools,
         "name": c.name,
     });
-    let digest = aws_lc_rs::digest::digest(
-        &aws_lc_rs::digest::SHA256,
-        canonical(&definition).as_bytes(),
-    );
-    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+    crate::digest::sha256_hex(canonical(&definition).as_bytes())
 }
 
 fn tool_to_json(tool: &ToolEntry) -> Value {

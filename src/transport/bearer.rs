@@ -100,3 +100,45 @@ pub fn authorize(
     }
     builder
 }
+
+/// Why [`send`] got no answer.
+pub enum Unsent<E> {
+    /// The request could not be sent (what `send` said).
+    Failed(E),
+    /// The server refused the token and no new one could be had (a message for the user).
+    Refused(String),
+}
+
+/// Sends what `build` makes through `send`, with `holder`'s token when there is a holder; when
+/// the server refuses the token, the holder gets a new one and the request is built and sent
+/// again, at most [`MAX_AUTH_RETRIES`] times. Without a holder: one `build`, one `send`.
+pub async fn send<E, Fut>(
+    holder: Option<&Arc<dyn Bearer>>,
+    method: &str,
+    url: &str,
+    mut build: impl FnMut() -> reqwest::RequestBuilder,
+    mut send: impl FnMut(reqwest::RequestBuilder) -> Fut,
+) -> Result<reqwest::Response, Unsent<E>>
+where
+    Fut: std::future::Future<Output = Result<reqwest::Response, E>>,
+{
+    let mut retries = 0;
+    loop {
+        let token = match holder {
+            Some(holder) => holder.token().await.map_err(Unsent::Refused)?,
+            None => None,
+        };
+        let builder = authorize(build(), holder, method, url, token.as_ref());
+        let response = send(builder).await.map_err(Unsent::Failed)?;
+        if let Some(holder) = holder
+            && retries < MAX_AUTH_RETRIES
+            && let Some(refusal) = Refusal::of(&response, token.as_ref())
+        {
+            retries += 1;
+            drop(response);
+            holder.refused(refusal).await.map_err(Unsent::Refused)?;
+            continue;
+        }
+        return Ok(response);
+    }
+}

@@ -33,7 +33,7 @@ use rmcp::transport::streamable_http_client::{
 use secrecy::SecretString;
 use tokio_util::sync::CancellationToken;
 
-use super::bearer::{Bearer, Refusal};
+use super::bearer::{Bearer, Unsent};
 use super::json_peek;
 use super::net::{self, Body, Target};
 use super::sse_events::{Decoder, Event, TooLarge};
@@ -197,42 +197,37 @@ impl HttpClient {
         }
     }
 
-    /// Sends what `build` makes, with the bearer token; when the server refuses the token,
-    /// the bearer's holder gets a new one and the request is sent again (bounded).
+    /// Sends what `build` makes with the bearer's token ([`super::bearer::send`]), unless the
+    /// client is closed first (`Ok(None)`). A token no one could get marks the client signed
+    /// out.
     async fn send_authorized(
         &self,
         method: &str,
         url: &str,
-        mut build: impl FnMut() -> reqwest::RequestBuilder,
+        build: impl FnMut() -> reqwest::RequestBuilder,
     ) -> Result<Option<reqwest::Response>, Sent> {
-        let mut retries = 0;
-        loop {
-            let token = self.token().await.map_err(Sent::Refused)?;
-            let builder = super::bearer::authorize(
-                build(),
-                self.0.bearer.as_ref(),
-                method,
-                url,
-                token.as_ref(),
-            );
-            let response = match self.unless_closed(builder.send()).await {
-                Some(Ok(response)) => response,
-                Some(Err(error)) => return Err(Sent::Failed(error)),
-                None => return Ok(None),
-            };
-            if let Some(bearer) = &self.0.bearer
-                && retries < super::bearer::MAX_AUTH_RETRIES
-                && let Some(refusal) = Refusal::of(&response, token.as_ref())
-            {
-                retries += 1;
-                drop(response);
-                if let Err(why) = bearer.refused(refusal).await {
-                    self.0.signed_out.store(true, Ordering::SeqCst);
-                    return Err(Sent::Refused(why));
+        let sent = super::bearer::send(
+            self.0.bearer.as_ref(),
+            method,
+            url,
+            build,
+            |builder| async move {
+                match self.unless_closed(builder.send()).await {
+                    Some(Ok(response)) => Ok(response),
+                    Some(Err(error)) => Err(Some(error)),
+                    None => Err(None),
                 }
-                continue;
+            },
+        )
+        .await;
+        match sent {
+            Ok(response) => Ok(Some(response)),
+            Err(Unsent::Failed(Some(error))) => Err(Sent::Failed(error)),
+            Err(Unsent::Failed(None)) => Ok(None),
+            Err(Unsent::Refused(why)) => {
+                self.0.signed_out.store(true, Ordering::SeqCst);
+                Err(Sent::Refused(why))
             }
-            return Ok(Some(response));
         }
     }
 

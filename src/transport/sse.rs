@@ -28,9 +28,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use secrecy::SecretString;
-
-use super::bearer::{Bearer, Refusal};
+use super::bearer::{Bearer, Unsent};
 use super::net::{self, Target};
 use super::sse_events::{Decoder, Event};
 use super::stdio_lines::StreamFault;
@@ -86,55 +84,36 @@ struct Shared {
     bearer: Option<Arc<dyn Bearer>>,
 }
 
-/// The bearer token for the next request (none without a bearer, or when it has none).
-async fn token(bearer: &Option<Arc<dyn Bearer>>) -> Result<Option<SecretString>, String> {
-    match bearer {
-        Some(bearer) => bearer.token().await,
-        None => Ok(None),
-    }
-}
-
 impl Shared {
-    /// POSTs `body`; when the server refuses the token, the bearer's holder gets a new one and
-    /// it is sent again (bounded).
+    /// POSTs `body` with the bearer's token ([`super::bearer::send`]).
     async fn send_post(&self, body: Vec<u8>) -> Result<reqwest::Response, String> {
         let shown = net::show_url(&self.endpoint);
-        let mut retries = 0;
-        loop {
-            let token = token(&self.bearer).await?;
-            let request = super::bearer::authorize(
-                self.post(body.clone()),
-                self.bearer.as_ref(),
-                "POST",
-                self.endpoint.as_str(),
-                token.as_ref(),
-            );
-            let response = match tokio::time::timeout(self.post_timeout, request.send()).await {
-                Err(_) => {
-                    return Err(format!(
+        let sent = super::bearer::send(
+            self.bearer.as_ref(),
+            "POST",
+            self.endpoint.as_str(),
+            || self.post(body.clone()),
+            |request| async {
+                match tokio::time::timeout(self.post_timeout, request.send()).await {
+                    Err(_) => Err(format!(
                         "no answer from {shown} within {} ms",
                         self.post_timeout.as_millis()
-                    ));
-                }
-                Ok(Err(error)) => {
-                    let text = net::describe(&error, &self.target);
-                    if net::is_unreachable(&error) {
-                        self.end(&text);
+                    )),
+                    Ok(Err(error)) => {
+                        let text = net::describe(&error, &self.target);
+                        if net::is_unreachable(&error) {
+                            self.end(&text);
+                        }
+                        Err(text)
                     }
-                    return Err(text);
+                    Ok(Ok(response)) => Ok(response),
                 }
-                Ok(Ok(response)) => response,
-            };
-            if let Some(bearer) = &self.bearer
-                && retries < super::bearer::MAX_AUTH_RETRIES
-                && let Some(refusal) = Refusal::of(&response, token.as_ref())
-            {
-                retries += 1;
-                bearer.refused(refusal).await?;
-                continue;
-            }
-            return Ok(response);
-        }
+            },
+        )
+        .await;
+        sent.map_err(|unsent| match unsent {
+            Unsent::Failed(text) | Unsent::Refused(text) => text,
+        })
     }
 
     fn post(&self, body: Vec<u8>) -> reqwest::RequestBuilder {
@@ -194,43 +173,25 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
     fault.clear();
     let shown = target.shown.clone();
     let budget = connect_timeout;
-    let mut retries = 0;
-    let response = loop {
-        let token = tokio::time::timeout_at(deadline, token(&bearer))
-            .await
-            .map_err(|_| format!("no answer from {shown} within {} ms", budget.as_millis()))??;
-        let request = client
+    let late = || format!("no answer from {shown} within {} ms", budget.as_millis());
+    let build = || {
+        client
             .get(target.url.clone())
             .header(ACCEPT, "text/event-stream")
             .header(CACHE_CONTROL, "no-cache")
-            .headers(headers.clone());
-        let request = super::bearer::authorize(
-            request,
-            bearer.as_ref(),
-            "GET",
-            target.url.as_str(),
-            token.as_ref(),
-        );
-        let response = match tokio::time::timeout_at(deadline, request.send()).await {
-            Err(_) => {
-                return Err(format!(
-                    "no answer from {shown} within {} ms",
-                    budget.as_millis()
-                ));
-            }
-            Ok(Err(error)) => return Err(net::describe(&error, &target)),
-            Ok(Ok(response)) => response,
-        };
-        if let Some(holder) = &bearer
-            && retries < super::bearer::MAX_AUTH_RETRIES
-            && let Some(refusal) = Refusal::of(&response, token.as_ref())
-        {
-            retries += 1;
-            drop(response);
-            holder.refused(refusal).await?;
-            continue;
-        }
-        break response;
+            .headers(headers.clone())
+    };
+    let sent = super::bearer::send(
+        bearer.as_ref(),
+        "GET",
+        target.url.as_str(),
+        build,
+        |request| async { request.send().await.map_err(|e| net::describe(&e, &target)) },
+    );
+    let response = match tokio::time::timeout_at(deadline, sent).await {
+        Err(_) => return Err(late()),
+        Ok(Err(Unsent::Failed(text) | Unsent::Refused(text))) => return Err(text),
+        Ok(Ok(response)) => response,
     };
     let status = response.status();
     if status.is_redirection() {
