@@ -11,6 +11,12 @@ into the directory given as argv[1] (default target/detector-corpus):
                    (source 'agentdojo'), the bare GOAL (source 'agentdojo-goal'), and the other
                    fixed-template attacks (direct, ignore_previous, system_message, injecagent,
                    tool_knowledge, the dos family; source 'agentdojo-other', name in 'attack').
+  agentdojo-env.jsonl  benign tool outputs: every item of AgentDojo's suite environments (each
+                   email, calendar event, file, transaction, message, hotel, …) with its
+                   injection placeholders filled by their benign defaults, dumped as YAML the way
+                   AgentDojo's tools return it (source 'agentdojo-env', label 'benign'). These
+                   are the texts the injections hide in, so they are where a rule for agent-
+                   directed requests ("send … to <address>") would misfire.
 
 Installs nothing: scripts/detector-eval.sh runs it inside target/detector-venv, where
 bastioncorpus==0.6.0 and agentdojo==0.1.35 are installed. AgentDojo's suites are imported when
@@ -308,6 +314,49 @@ def agentdojo_rows() -> tuple[list[dict], str]:
     return rows, f"benchmark {version}, {len(tasks)} injection tasks, GOALs by {how}"
 
 
+# --- agentdojo: benign environments ------------------------------------------------------------
+
+
+def environment_rows() -> list[dict]:
+    import yaml  # agentdojo's own dependency; scripts/detector-eval.sh installs it when missing
+
+    suites = package_dir("agentdojo") / "data" / "suites"
+    rows = []
+    for suite in sorted(p for p in suites.iterdir() if (p / "environment.yaml").is_file()):
+        vectors = yaml.safe_load((suite / "injection_vectors.yaml").read_text(encoding="utf-8")) or {}
+        defaults = {name: str(v.get("default", "")) for name, v in vectors.items()}
+
+        def load(path: pathlib.Path):
+            # Placeholders are filled in the YAML text, as AgentDojo does before it parses.
+            text = path.read_text(encoding="utf-8")
+            for name, value in defaults.items():
+                text = text.replace("{" + name + "}", value)
+            loader = type("Loader", (yaml.SafeLoader,), {})
+            loader.add_constructor("!include", lambda l, n: load(path.parent / l.construct_scalar(n)))
+            return yaml.load(text, Loader=loader)  # noqa: S506 - a SafeLoader subclass
+
+        items = []
+
+        def walk(node, where: str) -> None:
+            # Each element of the outermost lists is one tool output, and so is each text
+            # outside lists (a file's content, a web page); short scalars (an account's IBAN, a
+            # user's name) are too small to be a passage on their own.
+            if isinstance(node, str) and len(node) >= 40:
+                items.append((where, node))
+            elif isinstance(node, list):
+                items.extend((f"{where}[{i}]", el) for i, el in enumerate(node))
+            elif isinstance(node, dict):
+                for key, value in node.items():
+                    walk(value, f"{where}.{key}" if where else str(key))
+
+        walk(load(suite / "environment.yaml"), "")
+        for where, item in items:
+            text = item if isinstance(item, str) else yaml.safe_dump(item, sort_keys=False, allow_unicode=True, width=10**9)
+            if len(text.strip()) >= 20:
+                rows.append({"id": f"agentdojo-env/{suite.name}/{where}", "source": "agentdojo-env", "label": "benign", "text": text})
+    return rows
+
+
 def main() -> None:
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/detector-corpus")
     out.mkdir(parents=True, exist_ok=True)
@@ -315,8 +364,10 @@ def main() -> None:
     agentdojo, note = agentdojo_rows()
     write_jsonl(out / "bastion.jsonl", bastion)
     write_jsonl(out / "agentdojo.jsonl", agentdojo)
+    environment = environment_rows()
+    write_jsonl(out / "agentdojo-env.jsonl", environment)
     print(f"detector-corpus: {out}/ (agentdojo {note})")
-    for file, rows in (("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo)):
+    for file, rows in (("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo), ("agentdojo-env.jsonl", environment)):
         by = collections.Counter((r["source"], r["label"]) for r in rows)
         parts = ", ".join(f"{source} {label} {n}" for (source, label), n in sorted(by.items()))
         print(f"  {file}: {len(rows)} rows ({parts})")

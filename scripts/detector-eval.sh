@@ -32,6 +32,10 @@ if ! have agentdojo 0.1.35; then
     "$venv/bin/python" -m pip install "${pip_opts[@]}" --no-deps agentdojo==0.1.35
   fi
 fi
+# The benign environments are read with PyYAML (an agentdojo dependency a --no-deps install lacks).
+if ! "$venv/bin/python" -c 'import yaml' 2>/dev/null; then
+  "$venv/bin/python" -m pip install "${pip_opts[@]}" "pyyaml>=6,<7"
+fi
 
 "$venv/bin/python" scripts/detector-corpus.py "$corpus"
 node bench/detector-eval.mjs "$@"
