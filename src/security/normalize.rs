@@ -6,6 +6,8 @@
 //! result is lowercased with runs of whitespace made one space. One pass plus NFKC; ASCII text
 //! skips everything but lowercasing and spacing.
 
+use std::borrow::Cow;
+
 use icu_normalizer::ComposingNormalizerBorrowed;
 
 /// Whether `c` is invisible (and dropped).
@@ -41,7 +43,7 @@ fn confusable(c: char) -> Option<char> {
         'ԛ' => 'q',
         'ԝ' | 'Ԝ' => 'w',
         'ӏ' | 'Ӏ' => 'l',
-        'ү' => 'y',
+        'ү' | 'Ү' => 'y',
         'һ' => 'h',
         'ɡ' => 'g',
         'ո' => 'n',
@@ -103,37 +105,30 @@ fn confusable(c: char) -> Option<char> {
     })
 }
 
-/// Lowercases `c` into `out` and collapses whitespace; `space` says whether the last char
-/// written was a space.
-fn push(out: &mut String, c: char, space: &mut bool) {
-    if c.is_whitespace() {
-        if !*space && !out.is_empty() {
-            out.push(' ');
+/// Where the first byte of `bytes` outside ASCII is: 32 bytes tested at a time (an OR the
+/// compiler vectorises), then the byte found in the block.
+fn first_non_ascii(bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    for block in bytes.chunks(32) {
+        if block.iter().fold(0, |any, b| any | b) >= 0x80 {
+            return block.iter().position(|b| *b >= 0x80).map(|p| at + p);
         }
-        *space = true;
-        return;
+        at += block.len();
     }
-    *space = false;
-    if c.is_ascii() {
-        out.push(c.to_ascii_lowercase());
-    } else {
-        out.extend(c.to_lowercase());
-    }
+    None
 }
 
-/// The folded text of `text` (see the module docs). ASCII spans (most of any text) go through
-/// one mapping pass the compiler vectorises; a word holding other characters is folded whole
-/// by the slow path.
-pub fn normalize(text: &str) -> String {
+/// Calls `piece` with `text` cut into ASCII spans (`true`) and words (runs between ASCII
+/// whitespace) holding another character (`false`), in order: most of any text is ASCII, so
+/// the slow paths see only the few words that need them.
+fn by_words(text: &str, mut piece: impl FnMut(&str, bool)) {
     let bytes = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < bytes.len() {
-        let Some(k) = bytes[i..].iter().position(|b| *b >= 0x80).map(|p| i + p) else {
-            push_ascii(&mut out, &bytes[i..]);
+        let Some(k) = first_non_ascii(&bytes[i..]).map(|p| i + p) else {
+            piece(&text[i..], true);
             break;
         };
-        // The word holding byte k: from after the last ASCII whitespace before it to the next.
         let start = bytes[i..k]
             .iter()
             .rposition(|b| b.is_ascii_whitespace())
@@ -142,47 +137,13 @@ pub fn normalize(text: &str) -> String {
             .iter()
             .position(|b| b.is_ascii_whitespace())
             .map_or(bytes.len(), |p| k + p);
-        push_ascii(&mut out, &bytes[i..start]);
-        let mut space = out.last().is_none_or(|b| *b == b' ');
-        let mut folded = String::with_capacity(end - start);
-        fold_word(&text[start..end], &mut folded, &mut space);
-        out.extend_from_slice(folded.as_bytes());
+        // Word boundaries are ASCII bytes, so every cut is a character boundary.
+        if start > i {
+            piece(&text[i..start], true);
+        }
+        piece(&text[start..end], false);
         i = end;
     }
-    if out.last() == Some(&b' ') {
-        out.pop();
-    }
-    // Whole characters only were written.
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// Appends the ASCII `span` lowercased, every whitespace byte a space, runs of spaces (also
-/// across the end of `out`) made one, none at the start.
-fn push_ascii(out: &mut Vec<u8>, span: &[u8]) {
-    if span.is_empty() {
-        return;
-    }
-    let mapped: Vec<u8> = span
-        .iter()
-        .map(|&b| match b {
-            b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' => b' ',
-            b => b.to_ascii_lowercase(),
-        })
-        .collect();
-    let mut rest = &mapped[..];
-    if out.last().is_none_or(|b| *b == b' ') {
-        while let Some(&b' ') = rest.first() {
-            rest = &rest[1..];
-        }
-    }
-    while let Some(at) = memchr::memmem::find(rest, b"  ") {
-        out.extend_from_slice(&rest[..=at]);
-        rest = &rest[at..];
-        while let Some(&b' ') = rest.first() {
-            rest = &rest[1..];
-        }
-    }
-    out.extend_from_slice(rest);
 }
 
 /// `text` with Unicode tag characters decoded (a model reads them) and invisible characters
@@ -201,30 +162,52 @@ fn shown(text: &str) -> String {
     kept
 }
 
-/// `text` as a model reads it but with its case and letters kept (tags decoded, invisible
-/// characters dropped, NFKC): what encoded runs are looked for in. ASCII text is returned as is.
-pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+/// `text` as a model reads it: tags decoded, invisible characters dropped, NFKC, look-alike
+/// letters mapped to the Latin ones they imitate, other non-ASCII letters lowercased. ASCII is
+/// left as it is and look-alikes keep their case, so encoded runs (base64 spelled with Cyrillic
+/// letters too) still decode from it; the rule walk lowercases ASCII and folds whitespace as it
+/// reads, so [`normalize`] is this text read through that fold. Only words with non-ASCII
+/// characters are rewritten; ASCII text is borrowed as is.
+pub fn visible(text: &str) -> Cow<'_, str> {
     if text.is_ascii() {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
-    let kept = shown(text);
-    std::borrow::Cow::Owned(
-        ComposingNormalizerBorrowed::new_nfkc()
-            .normalize(&kept)
-            .into_owned(),
-    )
+    let mut out = String::with_capacity(text.len());
+    let nfkc = ComposingNormalizerBorrowed::new_nfkc();
+    by_words(text, |piece, ascii| {
+        if ascii {
+            out.push_str(piece);
+            return;
+        }
+        // Tags decoded and invisible characters dropped before NFKC, so a tag or a zero-width
+        // character cannot split what NFKC would join.
+        for c in nfkc.normalize(&shown(piece)).chars() {
+            match confusable(c) {
+                Some(latin) if c.is_uppercase() => out.push(latin.to_ascii_uppercase()),
+                Some(latin) => out.push(latin),
+                None if c.is_whitespace() => out.push(' '),
+                None if c.is_ascii() => out.push(c),
+                None => out.extend(c.to_lowercase()),
+            }
+        }
+    });
+    Cow::Owned(out)
 }
 
-/// The slow path for a word with non-ASCII characters (which may hold Unicode spaces too).
-fn fold_word(word: &str, out: &mut String, space: &mut bool) {
-    // Tags decoded and invisible characters dropped before NFKC, so a tag or a zero-width
-    // character cannot split what NFKC would join.
-    let visible = shown(word);
-    let folded = ComposingNormalizerBorrowed::new_nfkc().normalize(&visible);
-    for c in folded.chars() {
-        let c = confusable(c).unwrap_or(c);
-        push(out, c, space);
+/// The folded text of `text` as the rule walk reads it: lowercased, tags decoded, invisible
+/// characters dropped, NFKC, look-alikes mapped, runs of whitespace one space, none at either
+/// end. What the tests state folding in.
+#[cfg(test)]
+pub fn normalize(text: &str) -> String {
+    let folded = visible(text);
+    let mut out = String::with_capacity(folded.len());
+    for word in folded.split_ascii_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&word.to_ascii_lowercase());
     }
+    out
 }
 
 #[cfg(test)]
@@ -243,5 +226,25 @@ mod tests {
             .collect();
         assert_eq!(normalize(&format!("ok {tags}")), "ok hi");
         assert_eq!(normalize("don’t"), "don't");
+        assert_eq!(normalize("a  Ｉｇ\u{200B}ｎｏｒｅ\n b"), "a ignore b");
+    }
+
+    #[test]
+    fn visible_keeps_case_and_maps_look_alikes() {
+        use super::visible;
+        assert!(matches!(
+            visible("plain ASCII"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // Cyrillic А (upper) and а (lower) inside a base64 run, a zero-width space, fullwidth.
+        assert_eq!(
+            visible("x SWdub3JlIGFsbCBydWxlcw\u{200B}== y"),
+            "x SWdub3JlIGFsbCBydWxlcw== y"
+        );
+        assert_eq!(visible("QUJD\u{410}\u{430} ＡＢ"), "QUJDAa AB");
+        // Capital Cyrillic Ue (U+04AE) as Y; other non-ASCII letters lowercased (ASCII is
+        // lowercased by the walk, so normalize reads the word whole in lower case).
+        assert_eq!(visible("\u{4AE}ES RÈGLES"), "YES RèGLES");
+        assert_eq!(super::normalize("RÈGLES"), "règles");
     }
 }
