@@ -11,7 +11,8 @@
 //     real tool output (server-filesystem on docs/ and server-everything's harmless tools, run
 //     through the addon itself and unwrapped from the untrusted-content block, plus this repo's
 //     git log/show): passages flagged / passages;
-//   - throughput (MB/s) over the README prose (its passages concatenated, ≥ 5 MB timed).
+//   - throughput (MB/s) over the README prose (its passages concatenated): the median of 5
+//     rounds of ≥ 5 MB each, so one slow round (a page fault storm, a busy core) does not decide.
 // `detectInjection(content, { detection })` is used when the addon exports it; otherwise only
 // 'openclaw' is evaluated, through `detectSuspiciousPatterns`.
 //
@@ -44,6 +45,7 @@ const SOURCE_FILES = 300
 const SOURCE_BYTES = 3 * 1024 * 1024
 const SOURCE_FILE_MAX = 256 * 1024 // bigger files (bundles, generated tables) are left out of the sample
 const THROUGHPUT_BYTES = 5 * 1024 * 1024
+const THROUGHPUT_ROUNDS = 5
 const notes = []
 const problems = [] // bad items: counted, reported, skipped
 
@@ -424,16 +426,22 @@ for (const name of names) {
   if (!proseBytes) break
   try {
     detectors[name](prose) // warm-up
-    let bytes = 0
-    let calls = 0
-    const start = process.hrtime.bigint()
-    while (bytes < THROUGHPUT_BYTES) {
-      detectors[name](prose)
-      bytes += proseBytes
-      calls++
+    const rounds = []
+    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+      let bytes = 0
+      let calls = 0
+      const start = process.hrtime.bigint()
+      while (bytes < THROUGHPUT_BYTES) {
+        detectors[name](prose)
+        bytes += proseBytes
+        calls++
+      }
+      const seconds = Number(process.hrtime.bigint() - start) / 1e9
+      rounds.push({ mbPerS: bytes / 1e6 / seconds, bytes, calls, seconds })
     }
-    const seconds = Number(process.hrtime.bigint() - start) / 1e9
-    throughput[name] = { mbPerS: bytes / 1e6 / seconds, bytes, calls, seconds }
+    rounds.sort((a, b) => a.mbPerS - b.mbPerS)
+    const median = rounds[Math.floor(rounds.length / 2)]
+    throughput[name] = { ...median, rounds: rounds.map((r) => Number(r.mbPerS.toFixed(1))) }
   } catch (error) {
     problems.push(`throughput ${name}: ${error.message}`)
   }
@@ -518,7 +526,7 @@ console.log(`| false positives | all benign passages | – | ${fpTotal(names[0])
 console.log('')
 for (const name of names) {
   const t = throughput[name]
-  if (t) console.log(`throughput ${name}: ${t.mbPerS.toFixed(1)} MB/s (${(t.bytes / 1e6).toFixed(1)} MB of README prose, ${t.calls} calls of ${(proseBytes / 1e6).toFixed(2)} MB, ${t.seconds.toFixed(2)} s)`)
+  if (t) console.log(`throughput ${name}: ${t.mbPerS.toFixed(1)} MB/s (median of ${t.rounds.length} rounds of ${t.calls} calls on ${(proseBytes / 1e6).toFixed(2)} MB of README prose; rounds ${t.rounds.join(', ')})`)
   else console.log(`throughput ${name}: not measured`)
 }
 if (detectors.enhanced) {

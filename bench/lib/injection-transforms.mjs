@@ -38,7 +38,9 @@ export function tagChars(s) {
   let tags = ''
   for (const ch of s.replace(/\s+/g, ' ').trim()) {
     const cp = ch.codePointAt(0)
-    if (cp >= 0x20 && cp <= 0x7e) tags += String.fromCodePoint(0xe0000 + cp)
+    // Only printable ASCII has tag forms; anything else (an attack already in tags, an
+    // accented letter) stays as it is rather than being dropped with what it carries.
+    tags += cp >= 0x20 && cp <= 0x7e ? String.fromCodePoint(0xe0000 + cp) : ch
   }
   return `${TAG_COVER} ${tags}`
 }
