@@ -391,6 +391,7 @@ impl Manager {
             tools,
             instructions.as_deref(),
             self.wrap_format,
+            self.detection,
         );
         let enforce = policy == PinPolicy::Enforce;
         for f in findings {

@@ -1,6 +1,7 @@
 //! The poisoning scan of a server's listing: every tool's label, description and every string
 //! in its schemas, and the server's `instructions`, through the hygiene pass (what invisible
-//! tag characters spell is read too) and the detector. A tool whose definition carries
+//! tag characters spell is read too) and the manager's detector (OpenClaw's patterns, or with
+//! `detection: 'enhanced'` the enhanced rules). A tool whose definition carries
 //! instructions to the model, or text hidden from a reader, is flagged; each finding is
 //! reported once per listing it first appears in. Cached per listing (by pointer).
 
@@ -9,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use crate::options::Detection;
 use crate::security::{self, WrapFormat};
 use crate::supervisor::ToolEntry;
 
@@ -37,6 +39,7 @@ impl Scanner {
         tools: &Arc<Vec<ToolEntry>>,
         instructions: Option<&str>,
         format: WrapFormat,
+        detection: Detection,
     ) -> (Arc<Vec<bool>>, Vec<Finding>) {
         let key = Arc::as_ptr(tools) as usize;
         if let Some((list, verdict)) = self
@@ -62,7 +65,7 @@ impl Scanner {
             if let Some(schema) = &tool.output_schema {
                 strings(schema, &mut texts);
             }
-            let findings = findings(&texts.join("\n"), format);
+            let findings = findings(&texts.join("\n"), format, detection);
             flagged.push(!findings.is_empty());
             if !findings.is_empty() {
                 found.push(Finding {
@@ -72,7 +75,7 @@ impl Scanner {
             }
         }
         if let Some(text) = instructions {
-            let findings = findings(text, format);
+            let findings = findings(text, format, detection);
             if !findings.is_empty() {
                 found.push(Finding {
                     tool: None,
@@ -97,15 +100,22 @@ impl Scanner {
     }
 }
 
-/// The detector's patterns in `text` and in what its tag characters spell, and the classes of
-/// invisible text it hides.
-fn findings(text: &str, format: WrapFormat) -> Vec<String> {
+/// The detector's findings in `text` and in what its tag characters spell (`pattern …` for
+/// OpenClaw's, `rule …` for the enhanced one, which reads tag characters itself), and the
+/// classes of invisible text it hides.
+fn findings(text: &str, format: WrapFormat, detection: Detection) -> Vec<String> {
     let cleaned = security::hygiene::clean(text);
-    let mut out: Vec<String> = security::detect_suspicious_patterns(&cleaned.text, format)
-        .into_iter()
-        .map(|p| format!("pattern {p}"))
-        .collect();
-    if !cleaned.hidden.is_empty() {
+    let mut out: Vec<String> = match detection {
+        Detection::OpenClaw => security::detect_suspicious_patterns(&cleaned.text, format)
+            .into_iter()
+            .map(|p| format!("pattern {p}"))
+            .collect(),
+        Detection::Enhanced => security::enhanced::detect(text)
+            .into_iter()
+            .map(|r| format!("rule {r}"))
+            .collect(),
+    };
+    if detection == Detection::OpenClaw && !cleaned.hidden.is_empty() {
         for p in security::detect_suspicious_patterns(&cleaned.hidden, format) {
             let p = format!("pattern {p}");
             if !out.contains(&p) {
