@@ -6,12 +6,13 @@
 //   session.text(raw) -> string          (checks the result, outside the timed region)
 //   session.shutdown()
 //
-// `specs` is [{ name, command, args }]. Tool names are the server's own ('echo', 'text').
+// `specs` is [{ name, command, args }], or [{ name, url }] for a Streamable HTTP server (the HTTP
+// rows). Tool names are the server's own ('echo', 'text').
 
 import { createRequire } from 'node:module'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { RawPipeClient } from './raw-client.mjs'
+import { RawHttpClient, RawPipeClient } from './raw-client.mjs'
 import { SdkMcpManager } from './sdk-manager.mjs'
 
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -48,7 +49,9 @@ export function nativeContender(addonPath, options = {}) {
   return {
     id: 'native',
     async start(specs) {
-      const servers = Object.fromEntries(specs.map((s) => [s.name, { command: s.command, args: s.args }]))
+      const servers = Object.fromEntries(
+        specs.map((s) => [s.name, s.url ? { transport: 'http', url: s.url } : { command: s.command, args: s.args }]),
+      )
       const manager = new McpManager({ servers }, options)
       await manager.start()
       return {
@@ -75,7 +78,7 @@ export function sdkContender() {
   return {
     id: 'sdk',
     async start(specs) {
-      const servers = Object.fromEntries(specs.map((s) => [s.name, { command: s.command, args: s.args }]))
+      const servers = Object.fromEntries(specs.map((s) => [s.name, s.url ? { url: s.url } : { command: s.command, args: s.args }]))
       const manager = new SdkMcpManager({ servers }, {})
       await manager.start()
       return {
@@ -118,7 +121,7 @@ export async function langchainContender() {
     id: 'langchain',
     async start(specs) {
       const mcpServers = Object.fromEntries(
-        specs.map((s) => [s.name, { transport: 'stdio', command: s.command, args: s.args }]),
+        specs.map((s) => [s.name, s.url ? { transport: 'http', url: s.url } : { transport: 'stdio', command: s.command, args: s.args }]),
       )
       const client = new lc.MultiServerMCPClient({
         mcpServers,
@@ -155,7 +158,7 @@ export function floorContender() {
   return {
     id: 'floor',
     async start(specs) {
-      const clients = specs.map((s) => new RawPipeClient(s.command, s.args))
+      const clients = specs.map((s) => (s.url ? new RawHttpClient(s.url) : new RawPipeClient(s.command, s.args)))
       try {
         await Promise.all(clients.map((c) => c.start()))
       } catch (error) {

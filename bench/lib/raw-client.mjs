@@ -101,3 +101,49 @@ export class RawPipeClient {
     this.#child?.kill('SIGKILL')
   }
 }
+
+/** The HTTP floor: one `fetch` POST of a JSON-RPC request per call, the JSON response parsed. */
+export class RawHttpClient {
+  #nextId = 1
+
+  constructor(url) {
+    this.url = url
+  }
+
+  async start() {
+    await this.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'raw-http', version: '0' },
+    })
+    await this.#post({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    this.tools = (await this.request('tools/list', {})).tools
+    return this
+  }
+
+  async #post(message) {
+    const response = await fetch(this.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(message),
+    })
+    const text = await response.text()
+    if (response.status >= 400) throw new Error(`HTTP ${response.status}: ${text}`)
+    return text
+  }
+
+  async request(method, params) {
+    const reply = JSON.parse(await this.#post({ jsonrpc: '2.0', id: this.#nextId++, method, params }))
+    if (reply.error) throw new Error(reply.error.message)
+    return reply.result
+  }
+
+  async call(name, args) {
+    const result = await this.request('tools/call', { name, arguments: args })
+    return result.content.map((c) => c.text ?? '').join('\n')
+  }
+
+  kill() {}
+
+  async close() {}
+}

@@ -15,6 +15,7 @@
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { wrapToolResult } from './openclaw-wrap.mjs'
 
 const noop = () => {}
@@ -94,12 +95,15 @@ export class SdkMcpManager {
   async #connect(s) {
     s.status = 'connecting'
     try {
-      const transport = new StdioClientTransport({
-        command: s.cfg.command,
-        args: s.cfg.args ?? [],
-        env: { ...process.env, ...(s.cfg.env ?? {}) },
-        cwd: s.cfg.cwd,
-      })
+      // A server with a url is reached over Streamable HTTP (the bench's HTTP rows).
+      const transport = s.cfg.url
+        ? new StreamableHTTPClientTransport(new URL(s.cfg.url))
+        : new StdioClientTransport({
+            command: s.cfg.command,
+            args: s.cfg.args ?? [],
+            env: { ...process.env, ...(s.cfg.env ?? {}) },
+            cwd: s.cfg.cwd,
+          })
       const client = new Client({ name: 'openclaw-mcp', version: '1.0.0' }, { capabilities: {} })
       await client.connect(transport)
       const { tools } = await client.listTools()

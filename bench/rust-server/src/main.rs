@@ -13,6 +13,11 @@
 //!                        (until SIGKILL, or `--linger-s`), like a hung server
 //!   --linger-s S         with --ignore-sigterm: exit by itself S s after stdin EOF (default 30)
 //!   --max-lifetime-s S   exit after S seconds whatever happens (default 1800)
+//!   --http PORT          serve Streamable HTTP (stateless, JSON responses) on 127.0.0.1:PORT
+//!                        instead of stdio (0: any free port); prints `listening <port>` on
+//!                        stdout. HTTP/1.1 keep-alive, a thread per connection: POST /mcp
+//!                        answers a request with its JSON response and a notification with
+//!                        202; GET and DELETE are 405 (no SSE stream, no sessions).
 //!
 //! Safety net: the process exits when its parent dies (it polls its parent
 //! pid), so an interrupted benchmark never leaves servers behind.
@@ -42,6 +47,7 @@ struct Opts {
     ignore_sigterm: bool,
     linger_s: u64,
     max_lifetime_s: u64,
+    http: Option<u16>,
 }
 
 fn parse_args() -> Opts {
@@ -50,6 +56,7 @@ fn parse_args() -> Opts {
         ignore_sigterm: false,
         linger_s: 30,
         max_lifetime_s: 1800,
+        http: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -63,6 +70,7 @@ fn parse_args() -> Opts {
             "--ignore-sigterm" => o.ignore_sigterm = true,
             "--linger-s" => o.linger_s = num("--linger-s"),
             "--max-lifetime-s" => o.max_lifetime_s = num("--max-lifetime-s"),
+            "--http" => o.http = Some(num("--http") as u16),
             other => die(&format!("unknown argument {other}")),
         }
     }
@@ -250,6 +258,9 @@ fn main() {
         }
     }
     spawn_watchdog(Duration::from_secs(opts.max_lifetime_s));
+    if let Some(port) = opts.http {
+        serve_http(port, opts.tools);
+    }
 
     // Raw fds 0/1 with our own buffers: `BufReader::buffer()` tells whether more
     // requests are already waiting, so pipelined replies are flushed together.
@@ -288,5 +299,109 @@ fn main() {
         // A hung server: stdin is closed but it does not exit; only SIGKILL (or the
         // watchdog / linger bound) ends it.
         std::thread::sleep(Duration::from_secs(opts.linger_s));
+    }
+}
+
+/// Streamable HTTP, stateless: one thread per connection, each with its own `Server`.
+fn serve_http(port: u16, tools: usize) -> ! {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap_or_else(|e| die(&format!("bind: {e}")));
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    println!("listening {port}");
+    let _ = std::io::stdout().flush();
+    let tools_json = tool_list(tools);
+    for conn in listener.incoming() {
+        let Ok(conn) = conn else { continue };
+        let _ = conn.set_nodelay(true);
+        let tools_json = tools_json.clone();
+        std::thread::spawn(move || {
+            let mut server = Server { tools_json, text_cache: HashMap::new() };
+            let _ = http_connection(conn, &mut server);
+        });
+    }
+    std::process::exit(0)
+}
+
+/// Requests on one keep-alive connection until the client closes it.
+fn http_connection(conn: std::net::TcpStream, server: &mut Server) -> std::io::Result<()> {
+    let mut input = BufReader::with_capacity(1 << 16, conn.try_clone()?);
+    let mut out = BufWriter::with_capacity(1 << 16, conn);
+    let mut line = String::new();
+    let mut body = Vec::new();
+    let mut answer = Vec::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let mut parts = line.split_whitespace();
+        let method = parts.next().unwrap_or("").to_owned();
+        let mut length = 0usize;
+        let mut chunked = false;
+        let mut close = false;
+        loop {
+            line.clear();
+            if input.read_line(&mut line)? == 0 {
+                return Ok(());
+            }
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                let value = value.trim();
+                match name.trim().to_ascii_lowercase().as_str() {
+                    "content-length" => length = value.parse().unwrap_or(0),
+                    "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
+                    "connection" => close = value.eq_ignore_ascii_case("close"),
+                    _ => {}
+                }
+            }
+        }
+        body.clear();
+        if chunked {
+            loop {
+                line.clear();
+                input.read_line(&mut line)?;
+                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or("0"), 16).unwrap_or(0);
+                if size == 0 {
+                    line.clear();
+                    input.read_line(&mut line)?; // the empty line after the last chunk
+                    break;
+                }
+                let at = body.len();
+                body.resize(at + size, 0);
+                std::io::Read::read_exact(&mut input, &mut body[at..])?;
+                line.clear();
+                input.read_line(&mut line)?;
+            }
+        } else {
+            body.resize(length, 0);
+            std::io::Read::read_exact(&mut input, &mut body)?;
+        }
+        answer.clear();
+        let status = if method == "POST" {
+            match serde_json::from_slice::<Value>(&body) {
+                Ok(msg) => {
+                    server.handle(&msg, &mut answer)?;
+                    if answer.is_empty() { "202 Accepted" } else { "200 OK" }
+                }
+                Err(_) => "400 Bad Request",
+            }
+        } else {
+            "405 Method Not Allowed"
+        };
+        while answer.last() == Some(&b'\n') {
+            answer.pop();
+        }
+        write!(
+            out,
+            "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            answer.len()
+        )?;
+        out.write_all(&answer)?;
+        out.flush()?;
+        if close {
+            return Ok(());
+        }
     }
 }
