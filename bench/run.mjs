@@ -300,12 +300,14 @@ async function benchExec(kind, contenders) {
         for (const conc of [1, 8, 64]) {
           const total = C.concCalls[conc]
           const tput = Object.fromEntries(sessions.map((x) => [x.id, []]))
+          const cpu = Object.fromEntries(sessions.map((x) => [x.id, []]))
           const deadline = now() + C.budgetMs / 2
           for (let r = 0; r <= C.concRounds && (r <= 1 || now() < deadline); r++) {
             for (const x of rotated(callers, r)) {
               let next = 0
               let last
               const t0 = now()
+              const cpu0 = process.cpuUsage()
               await Promise.all(
                 Array.from({ length: conc }, async () => {
                   while (next < total) {
@@ -315,14 +317,26 @@ async function benchExec(kind, contenders) {
                 }),
               )
               const dt = now() - t0
+              // user + sys of this whole process (the JS thread and, for native, its tokio
+              // threads) per call; the server's CPU is not counted.
+              const used = process.cpuUsage(cpu0)
               x.s.text(last)
-              if (r > 0) tput[x.id].push(total / (dt / 1000))
+              if (r > 0) {
+                tput[x.id].push(total / (dt / 1000))
+                cpu[x.id].push((used.user + used.system) / total)
+              }
             }
           }
           addRow({
             group: 'conc', id: `conc.${conc}`, server: kind, title: `execute() throughput, ${conc} concurrent`,
             metric: 'median', unit: 'calls/s', better: 'higher', values: valuesFrom(tput),
           })
+          if (conc === 64) {
+            addRow({
+              group: 'conc', id: `cpu.${conc}`, server: kind, title: `client CPU per call (user + sys of the host process), ${conc} concurrent`,
+              metric: 'median', unit: 'µs', better: 'lower', values: valuesFrom(cpu),
+            })
+          }
         }
       })
     }
@@ -619,6 +633,8 @@ function targets() {
   }
   let x = ratio('conc.64')
   add('64-concurrent throughput ≥ 2× SDK', x, x >= 2, x && `${x.toFixed(2)}×`)
+  x = ratio('cpu.64')
+  add('64 concurrent: client CPU per call ≤ 0.5× SDK', x, x <= 0.5, x && `${x.toFixed(2)}×`)
   x = ratio('large.1MB')
   add('1 MB result ≤ 0.4× SDK', x, x <= 0.4, x && `${x.toFixed(2)}×`)
   const l1 = val('large.1MB', 'rust', 'native')
