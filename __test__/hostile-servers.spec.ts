@@ -570,8 +570,10 @@ describe('hostile stdio server', () => {
     const { value: whole, ms } = await timed(tool.execute('dribble-ok', { text, ms: perByteMs }))
     expectText(whole, text)
     expect(ms).toBeLessThanOrEqual(frameBytes * perByteMs * 2 + DEADLINE_SLACK_MS)
-    // 60 ms a byte: the ~80-byte frame takes ~5 s, twice the deadline.
-    const r = await c.call(tool, { text: 'too slow', ms: 60 })
+    // 45 ms a byte: the ~80-byte frame takes ~3.6 s, well past the 2.5 s deadline, and what is
+    // left of it after the deadline (~1.1 s) is well inside the next call's own deadline. (At
+    // 60 ms a byte the next call had 0.2 s to spare and timed out on a loaded machine.)
+    const r = await c.call(tool, { text: 'too slow', ms: 45 })
     expectError(r, 'dribble', new RegExp(`^${TIMED_OUT}$`))
     // The late answer completes behind the next request; that request gets its own answer.
     await expectOwnAnswers(manager)
