@@ -246,6 +246,27 @@ async function benchStart(kind, contenders) {
   }
 }
 
+/**
+ * `total` tiny echo calls through `call`, `conc` in flight: the wall time, the CPU this whole
+ * process used meanwhile (user + sys: the JS thread and, for native, its tokio threads; not the
+ * server's), and the last result.
+ */
+async function inFlight(call, conc, total) {
+  let next = 0
+  let last
+  const t0 = now()
+  const cpu0 = process.cpuUsage()
+  await Promise.all(
+    Array.from({ length: conc }, async () => {
+      while (next < total) {
+        next++
+        last = await call({ text: 'hi' })
+      }
+    }),
+  )
+  return { dt: now() - t0, used: process.cpuUsage(cpu0), last }
+}
+
 /** One connected session per contender on one server each, for the execute() scenarios. */
 async function openSessions(kind, contenders, opts = {}) {
   const sessions = []
@@ -304,22 +325,7 @@ async function benchExec(kind, contenders) {
           const deadline = now() + C.budgetMs / 2
           for (let r = 0; r <= C.concRounds && (r <= 1 || now() < deadline); r++) {
             for (const x of rotated(callers, r)) {
-              let next = 0
-              let last
-              const t0 = now()
-              const cpu0 = process.cpuUsage()
-              await Promise.all(
-                Array.from({ length: conc }, async () => {
-                  while (next < total) {
-                    next++
-                    last = await x.call({ text: 'hi' })
-                  }
-                }),
-              )
-              const dt = now() - t0
-              // user + sys of this whole process (the JS thread and, for native, its tokio
-              // threads) per call; the server's CPU is not counted.
-              const used = process.cpuUsage(cpu0)
+              const { dt, used, last } = await inFlight(x.call, conc, total)
               x.s.text(last)
               if (r > 0) {
                 tput[x.id].push(total / (dt / 1000))
@@ -422,18 +428,7 @@ async function benchHttp(contenders) {
     deadline = now() + C.budgetMs / 2
     for (let r = 0; r <= C.concRounds && (r <= 1 || now() < deadline); r++) {
       for (const x of rotated(sessions, r)) {
-        let next = 0
-        let last
-        const t0 = now()
-        await Promise.all(
-          Array.from({ length: conc }, async () => {
-            while (next < total) {
-              next++
-              last = await x.call({ text: 'hi' })
-            }
-          }),
-        )
-        const dt = now() - t0
+        const { dt, last } = await inFlight(x.call, conc, total)
         x.s.text(last)
         if (r > 0) tput[x.id].push(total / (dt / 1000))
       }
