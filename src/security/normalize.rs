@@ -98,7 +98,7 @@ fn confusable(c: char) -> Option<char> {
         'ᴡ' => 'w',
         'ᴢ' => 'z',
         // Punctuation that hides words
-        '‘' | '’' | '‚' | '‛' | '′' | '`' | '´' => '\'',
+        '‘' | '’' | '‚' | '‛' | '′' | '´' => '\'',
         '“' | '”' | '„' | '‟' | '″' => '"',
         '‐' | '‑' | '‒' | '–' | '—' | '―' | '−' => '-',
         _ => return None,
@@ -182,11 +182,16 @@ pub fn visible(text: &str) -> Cow<'_, str> {
         // Tags decoded and invisible characters dropped before NFKC, so a tag or a zero-width
         // character cannot split what NFKC would join.
         for c in nfkc.normalize(&shown(piece)).chars() {
+            // ASCII stays as it is here too (as in ASCII words): a backquote inside an
+            // encoded run is part of the encoding, not a quote to fold.
+            if c.is_ascii() {
+                out.push(c);
+                continue;
+            }
             match confusable(c) {
                 Some(latin) if c.is_uppercase() => out.push(latin.to_ascii_uppercase()),
                 Some(latin) => out.push(latin),
                 None if c.is_whitespace() => out.push(' '),
-                None if c.is_ascii() => out.push(c),
                 None => out.extend(c.to_lowercase()),
             }
         }
@@ -246,5 +251,7 @@ mod tests {
         // lowercased by the walk, so normalize reads the word whole in lower case).
         assert_eq!(visible("\u{4AE}ES RÈGLES"), "YES RèGLES");
         assert_eq!(super::normalize("RÈGLES"), "règles");
+        // ASCII in a word with other characters is kept as is (an Ascii85 backquote).
+        assert_eq!(visible("ｂ`c"), "b`c");
     }
 }
