@@ -66,6 +66,25 @@ pub enum Detection {
     Enhanced,
 }
 
+impl Detection {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "openclaw" => Some(Self::OpenClaw),
+            "enhanced" => Some(Self::Enhanced),
+            _ => None,
+        }
+    }
+
+    /// What this detector finds in `text`: the `source` of every OpenClaw pattern that matches
+    /// (`format` picks the marker set), or the name of every enhanced rule that fires.
+    pub fn detect(self, text: &str, format: crate::security::WrapFormat) -> Vec<&'static str> {
+        match self {
+            Self::OpenClaw => crate::security::detect_suspicious_patterns(text, format),
+            Self::Enhanced => crate::security::enhanced::detect(text),
+        }
+    }
+}
+
 /// `onSuspicious` (with `detection: 'enhanced'`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum OnSuspicious {
@@ -74,6 +93,16 @@ pub enum OnSuspicious {
     Annotate,
     /// The result is withheld: an error result naming the rules instead.
     Block,
+}
+
+impl OnSuspicious {
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "annotate" => Some(Self::Annotate),
+            "block" => Some(Self::Block),
+            _ => None,
+        }
+    }
 }
 
 /// Where approved tool definitions are kept between runs.
@@ -152,13 +181,15 @@ impl ManagerOptions {
         if let Some(format) = get("wrapFormat") {
             out.wrap_format = parse_wrap_format("wrapFormat", Some(&shown(format)))?;
         }
-        if let Some(scheme) = get("toolNames") {
-            out.name_scheme = scheme.as_str().and_then(NameScheme::parse).ok_or_else(|| {
-                format!(
-                    "Invalid toolNames '{}': expected 'compat' or 'openclaw'",
-                    shown(scheme)
-                )
-            })?;
+        let choice = |key: &'static str, expected: &'static str| ChoiceOf {
+            key,
+            value: get(key),
+            expected,
+        };
+        if let Some(scheme) =
+            choice("toolNames", "'compat' or 'openclaw'").read(NameScheme::parse)?
+        {
+            out.name_scheme = scheme;
         }
         let allow = string_list("allow", get("allow"))?;
         let deny = string_list("deny", get("deny"))?;
@@ -180,53 +211,28 @@ impl ManagerOptions {
                 }
             }
         }
-        if let Some(mode) = get("schemas") {
-            out.runtime.schemas = mode.as_str().and_then(SchemaMode::parse).ok_or_else(|| {
-                format!(
-                    "Invalid schemas '{}': expected 'compat' or 'faithful'",
-                    shown(mode)
-                )
-            })?;
+        if let Some(mode) = choice("schemas", "'compat' or 'faithful'").read(SchemaMode::parse)? {
+            out.runtime.schemas = mode;
         }
         if let Some(value) = get("hygiene") {
             out.hygiene = Some(parse_hygiene(value).ok_or_else(|| {
                 format!("Invalid hygiene '{}': expected 'off' or 'on'", shown(value))
             })?);
         }
-        if let Some(value) = get("detection") {
-            out.detection = match value.as_str() {
-                Some("openclaw") => Detection::OpenClaw,
-                Some("enhanced") => Detection::Enhanced,
-                _ => {
-                    return Err(format!(
-                        "Invalid detection '{}': expected 'openclaw' or 'enhanced'",
-                        shown(value)
-                    ));
-                }
-            };
+        if let Some(detection) =
+            choice("detection", "'openclaw' or 'enhanced'").read(Detection::parse)?
+        {
+            out.detection = detection;
         }
-        if let Some(value) = get("onSuspicious") {
-            out.on_suspicious = match value.as_str() {
-                Some("annotate") => OnSuspicious::Annotate,
-                Some("block") => OnSuspicious::Block,
-                _ => {
-                    return Err(format!(
-                        "Invalid onSuspicious '{}': expected 'annotate' or 'block'",
-                        shown(value)
-                    ));
-                }
-            };
+        if let Some(on) =
+            choice("onSuspicious", "'annotate' or 'block'").read(OnSuspicious::parse)?
+        {
+            out.on_suspicious = on;
         }
-        if let Some(value) = get("pinning") {
-            out.pinning = value
-                .as_str()
-                .and_then(crate::config::PinPolicy::parse)
-                .ok_or_else(|| {
-                    format!(
-                        "Invalid pinning '{}': expected 'off', 'warn' or 'enforce'",
-                        shown(value)
-                    )
-                })?;
+        if let Some(pinning) =
+            choice("pinning", "'off', 'warn' or 'enforce'").read(crate::config::PinPolicy::parse)?
+        {
+            out.pinning = pinning;
         }
         if let Some(value) = get("pinStore") {
             match value.as_str() {
@@ -316,6 +322,32 @@ pub(crate) fn parse_hygiene(value: &Value) -> Option<bool> {
 }
 
 /// A value as a message shows it: a string as itself, anything else as JSON.
+/// An option whose value is one of a few names: `key`, its value when given, and the names
+/// it may be (for the error).
+struct ChoiceOf<'a> {
+    key: &'a str,
+    value: Option<&'a Value>,
+    expected: &'a str,
+}
+
+impl ChoiceOf<'_> {
+    /// The value read by `parse`, when given; otherwise an error naming the option, the value
+    /// and what was expected.
+    fn read<T>(&self, parse: fn(&str) -> Option<T>) -> Result<Option<T>, String> {
+        let Some(value) = self.value else {
+            return Ok(None);
+        };
+        value.as_str().and_then(parse).map(Some).ok_or_else(|| {
+            format!(
+                "Invalid {} '{}': expected {}",
+                self.key,
+                shown(value),
+                self.expected
+            )
+        })
+    }
+}
+
 fn shown(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),

@@ -715,10 +715,7 @@ impl Manager {
         text: &str,
         hidden: &str,
     ) -> (String, Vec<&'static str>) {
-        let detect = |text: &str| match self.detection {
-            Detection::OpenClaw => security::detect_suspicious_patterns(text, self.wrap_format),
-            Detection::Enhanced => security::enhanced::detect(text),
-        };
+        let detect = |text: &str| self.detection.detect(text, self.wrap_format);
         let mut found = detect(text);
         if !hidden.is_empty() {
             for pattern in detect(hidden) {

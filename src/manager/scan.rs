@@ -105,16 +105,15 @@ impl Scanner {
 /// classes of invisible text it hides.
 fn findings(text: &str, format: WrapFormat, detection: Detection) -> Vec<String> {
     let cleaned = security::hygiene::clean(text);
-    let mut out: Vec<String> = match detection {
-        Detection::OpenClaw => security::detect_suspicious_patterns(&cleaned.text, format)
-            .into_iter()
-            .map(|p| format!("pattern {p}"))
-            .collect(),
-        Detection::Enhanced => security::enhanced::detect(text)
-            .into_iter()
-            .map(|r| format!("rule {r}"))
-            .collect(),
+    let (read, label) = match detection {
+        Detection::OpenClaw => (cleaned.text.as_ref(), "pattern"),
+        Detection::Enhanced => (text, "rule"),
     };
+    let mut out: Vec<String> = detection
+        .detect(read, format)
+        .into_iter()
+        .map(|found| format!("{label} {found}"))
+        .collect();
     if detection == Detection::OpenClaw && !cleaned.hidden.is_empty() {
         for p in security::detect_suspicious_patterns(&cleaned.hidden, format) {
             let p = format!("pattern {p}");

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::text::{concat, js_string, rust_string};
 use crate::config;
 use crate::js_text::JsText;
-use crate::options::parse_wrap_format;
+use crate::options::{Detection, parse_wrap_format};
 use crate::secrets::{self, SecretResolver};
 use crate::security::{self, WrapFormat, WrapOptions};
 
@@ -317,18 +317,19 @@ pub fn detect_injection(
             }
         },
     };
+    let detection = match detection.as_deref() {
+        None => Detection::default(),
+        Some(name) => Detection::parse(name).ok_or_else(|| {
+            Error::new(
+                Status::InvalidArg,
+                format!(
+                    "detectInjection: detection must be 'openclaw' or 'enhanced', got '{name}'"
+                ),
+            )
+        })?,
+    };
     let (content, _) = rust_string(content)?;
-    match detection.as_deref() {
-        None | Some("openclaw") => Ok(security::detect_suspicious_patterns(
-            &content,
-            security::WrapFormat::default(),
-        )),
-        Some("enhanced") => Ok(security::enhanced::detect(&content)),
-        Some(other) => Err(Error::new(
-            Status::InvalidArg,
-            format!("detectInjection: detection must be 'openclaw' or 'enhanced', got '{other}'"),
-        )),
-    }
+    Ok(detection.detect(&content, security::WrapFormat::default()))
 }
 
 #[napi(object, object_from_js = false)]

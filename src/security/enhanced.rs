@@ -889,7 +889,7 @@ fn scan(text: &[u8], hit: &mut [bool]) {
 
 fn walk(text: &[u8], hit: &mut [bool], split: bool) {
     let d = detector();
-    let (Some(mut first), Some(mut second)) = (Walk::new(d), Walk::new(d)) else {
+    let Some(mut first) = Walk::new(d) else {
         return;
     };
     if !split {
@@ -910,6 +910,9 @@ fn walk(text: &[u8], hit: &mut [bool], split: bool) {
             counted += 1;
         }
     }
+    let Some(mut second) = Walk::new(d) else {
+        return;
+    };
     let (a, b) = (&text[..middle], &text[from..]);
     let both = a.len().min(b.len());
     for k in 0..both {
