@@ -38,6 +38,7 @@ pub use loss::EndOnLoss;
 pub use progress::{Progress, ProgressRouter, ProgressTap};
 pub use requests::{ClientRequests, RootsSource, parse_roots};
 
+use crate::transport::call_lane::CallLane;
 use crate::transport::stdio::ServerProcess;
 
 /// Why `initialize` did not produce a session.
@@ -145,6 +146,8 @@ pub struct Session {
     /// The rmcp service task; `None` once it has ended.
     done: Option<ServiceDone>,
     process: Option<ServerProcess>,
+    /// Tool calls on a stdio session opened with `initialize` go this way (see `call_lane`).
+    lane: Option<Arc<CallLane>>,
     /// What ends with the session (an HTTP client's open requests and streams).
     _closers: Vec<tokio_util::sync::DropGuard>,
 }
@@ -222,6 +225,7 @@ impl Session {
             cancel: running.cancellation_token(),
             done: Some(Box::pin(running.waiting())),
             process: None,
+            lane: None,
             _closers: Vec::new(),
         })
     }
@@ -236,6 +240,17 @@ impl Session {
     pub fn with_process(mut self, process: ServerProcess) -> Self {
         self.process = Some(process);
         self
+    }
+
+    /// Tool calls go through `lane` (it shares the session's stdio).
+    pub fn with_lane(mut self, lane: Arc<CallLane>) -> Self {
+        self.lane = Some(lane);
+        self
+    }
+
+    /// The call lane, for a stdio session that has one.
+    pub fn lane(&self) -> Option<&Arc<CallLane>> {
+        self.lane.as_ref()
     }
 
     pub fn peer(&self) -> &Peer<RoleClient> {

@@ -41,7 +41,7 @@ impl ProgressRouter {
             .remove(token);
     }
 
-    fn route(&self, params: &ProgressNotificationParam) {
+    pub fn route(&self, params: &ProgressNotificationParam) {
         let routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(sink) = routes.get(&params.progress_token) {
             let _ = sink.send(Progress {

@@ -398,7 +398,10 @@ async fn connect_stdio(
         grace,
         task_hints: server.fresh_task_hints(),
     };
-    let (mut process, transport) = stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
+    let (mut process, transport, lane) =
+        stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
+    let router = server.progress.clone();
+    lane.route_progress(Arc::new(move |p| router.route(p)));
     let connect_timeout = Duration::from_millis(config.timeout_ms);
     let opening = setup.lifecycle.clone();
     let initialized = tokio::select! {
@@ -410,7 +413,14 @@ async fn connect_stdio(
     };
     let mut refused = None;
     let cause = match initialized {
-        Ok(session) => return Ok(session.with_process(process)),
+        // A 2026-07-28 session puts the revision's `_meta` on every request: rmcp sends those.
+        Ok(session) => {
+            let session = session.with_process(process);
+            return Ok(match opening {
+                Lifecycle::Initialize(_) => session.with_lane(lane),
+                Lifecycle::Discover => session,
+            });
+        }
         Err(InitFailure::Refused { message, supported }) => {
             refused = Some(supported);
             match opening {

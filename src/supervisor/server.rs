@@ -18,6 +18,8 @@ use crate::error::CallError;
 use crate::log::Log;
 use crate::session::{MAX_INPUT_ROUNDS, Progress, ProgressRouter};
 use crate::status::Status;
+use crate::transport::call_lane::{self, CallLane, LaneCall};
+use crate::transport::call_reply::Reply;
 use crate::transport::stdio::StreamFault;
 use crate::transport::task_hints::TaskHints;
 
@@ -126,12 +128,60 @@ pub struct Snapshot {
     pub status: Status,
     pub tools: Arc<Vec<ToolEntry>>,
     pub peer: Option<Peer<RoleClient>>,
+    /// The session's call lane (stdio sessions opened with `initialize`): how tool calls go.
+    pub lane: Option<Arc<CallLane>>,
     /// The transport of the last successful connection: `stdio`, `streamable-http` or `sse`.
     pub transport: Option<&'static str>,
     /// A session is up (false while an idle or lazy server has no process, whatever `status`).
     pub running: bool,
     /// The protocol revision the last session negotiated (`2025-11-25`, …).
     pub protocol_version: Option<String>,
+}
+
+/// A `tools/call` request waiting for its answer.
+enum Waiting {
+    Rmcp(tokio::sync::oneshot::Receiver<Result<ServerResult, rmcp::ServiceError>>),
+    Lane(LaneCall),
+}
+
+impl Waiting {
+    /// The answer (cancel-safe): a tool result, or another round's questions (2026-07-28).
+    async fn answer(
+        &mut self,
+    ) -> Result<Result<CallToolResult, rmcp::model::InputRequiredResult>, CallError> {
+        let answer = match self {
+            Waiting::Rmcp(rx) => rx.await,
+            Waiting::Lane(call) => (&mut call.answer).await.map(|reply| match reply {
+                Reply::Call(result) => Ok(ServerResult::CallToolResult(result)),
+                Reply::Result(result) => Ok(result),
+                Reply::Error(error) => Err(rmcp::ServiceError::McpError(error)),
+            }),
+        };
+        match answer {
+            Ok(Ok(ServerResult::CallToolResult(result))) => Ok(Ok(result)),
+            Ok(Ok(ServerResult::InputRequiredResult(asked))) => Ok(Err(asked)),
+            Ok(Ok(_)) => Err(CallError::Protocol(
+                "unexpected answer to tools/call".to_owned(),
+            )),
+            Ok(Err(error)) => Err(CallError::from_service(error)),
+            Err(_) => Err(CallError::Closed),
+        }
+    }
+}
+
+/// A live session as a call uses it: the peer, and the call lane of the same session.
+struct Live {
+    peer: Peer<RoleClient>,
+    lane: Option<Arc<CallLane>>,
+}
+
+impl Live {
+    fn of(snap: &Snapshot) -> Option<Self> {
+        snap.peer.as_ref().map(|peer| Live {
+            peer: peer.clone(),
+            lane: snap.lane.clone(),
+        })
+    }
 }
 
 /// A call under way, as the idle timer counts it.
@@ -221,6 +271,7 @@ impl Server {
             status: Status::Disconnected,
             tools: Arc::new(Vec::new()),
             peer: None,
+            lane: None,
             transport: None,
             running: false,
             protocol_version: None,
@@ -330,6 +381,7 @@ impl Server {
             s.status = status;
             if status != Status::Ready {
                 s.peer = None;
+                s.lane = None;
                 s.running = false;
             }
         });
@@ -351,6 +403,7 @@ impl Server {
     pub(super) fn set_ready(
         &self,
         peer: Peer<RoleClient>,
+        lane: Option<Arc<CallLane>>,
         tools: Vec<ToolEntry>,
         transport: &'static str,
     ) {
@@ -360,6 +413,7 @@ impl Server {
             s.status = Status::Ready;
             s.protocol_version = peer.peer_info().map(|i| i.protocol_version.to_string());
             s.peer = Some(peer);
+            s.lane = lane;
             s.tools = Arc::new(tools);
             s.transport = Some(transport);
             s.running = true;
@@ -388,6 +442,7 @@ impl Server {
             previous = s.status;
             s.status = Status::Ready;
             s.peer = None;
+            s.lane = None;
             s.running = false;
             if let Some(tools) = tools {
                 s.tools = Arc::new(tools);
@@ -431,14 +486,19 @@ impl Server {
         &self,
         cancel: &CancellationToken,
     ) -> Result<Peer<RoleClient>, CallError> {
+        self.awake(cancel).await.map(|live| live.peer)
+    }
+
+    /// [`Self::awake_peer`], with the same session's call lane.
+    async fn awake(&self, cancel: &CancellationToken) -> Result<Live, CallError> {
         let mut state = self.state.subscribe();
         {
             let snap = state.borrow_and_update();
-            match (&snap.peer, snap.status, snap.running) {
-                (Some(peer), Status::Ready, _) => return Ok(peer.clone()),
+            match (Live::of(&snap), snap.status, snap.running) {
+                (Some(live), Status::Ready, _) => return Ok(live),
                 (None, Status::Ready, false)
                     if self.config.idle_timeout_ms.is_some() || self.config.lazy => {}
-                _ => return self.ready_peer(),
+                _ => return self.ready_live(),
             }
         }
         self.wake.notify_one();
@@ -446,21 +506,21 @@ impl Server {
         let woke = async {
             loop {
                 if state.changed().await.is_err() {
-                    return self.ready_peer();
+                    return self.ready_live();
                 }
                 let snap = state.borrow_and_update();
-                match (&snap.peer, snap.status) {
-                    (Some(peer), Status::Ready) => return Ok(peer.clone()),
+                match (Live::of(&snap), snap.status) {
+                    (Some(live), Status::Ready) => return Ok(live),
                     (None, Status::Ready) => continue,
                     _ => {
                         drop(snap);
-                        return self.ready_peer();
+                        return self.ready_live();
                     }
                 }
             }
         };
         tokio::select! {
-            peer = tokio::time::timeout(timeout, woke) => peer.map_err(|_| CallError::Timeout(timeout))?,
+            live = tokio::time::timeout(timeout, woke) => live.map_err(|_| CallError::Timeout(timeout))?,
             _ = cancel.cancelled() => Err(CallError::Aborted),
         }
     }
@@ -477,9 +537,13 @@ impl Server {
 
     /// The peer to talk to, or the contract's not-ready error.
     pub fn ready_peer(&self) -> Result<Peer<RoleClient>, CallError> {
+        self.ready_live().map(|live| live.peer)
+    }
+
+    fn ready_live(&self) -> Result<Live, CallError> {
         let state = self.state.borrow();
-        match (&state.peer, state.status) {
-            (Some(peer), Status::Ready) => Ok(peer.clone()),
+        match (Live::of(&state), state.status) {
+            (Some(live), Status::Ready) => Ok(live),
             (_, status) => Err(CallError::NotReady {
                 server: self.config.name.clone(),
                 status,
@@ -539,7 +603,7 @@ impl Server {
             )));
         }
         let _active = self.begin_call();
-        let peer = self.awake_peer(cancel).await?;
+        let Live { peer, lane } = self.awake(cancel).await?;
         if self.runs_as_task(tool) {
             return self
                 .call_as_task(&peer, tool, arguments, cancel, progress)
@@ -558,36 +622,51 @@ impl Server {
         // One request per `input_required` round (2026-07-28); the deadline spans them all.
         let mut rounds = 0;
         let outcome = loop {
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
-            let handle = peer
-                .send_cancellable_request(request, PeerRequestOptions::no_options())
-                .await
-                .map_err(CallError::from_service)?;
-            let token = handle.progress_token.clone();
-            let (watch_tx, mut watched) = mpsc::unbounded_channel();
-            let forward = if reset {
-                self.progress.register(token.clone(), watch_tx);
-                progress.clone()
+            // Progress is routed from before the request is written.
+            let (watch_tx, mut watched) = if reset {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Some(tx), Some(rx))
             } else {
-                if let Some(sink) = &progress {
-                    self.progress.register(token.clone(), sink.clone());
-                }
-                None
+                (None, None)
             };
-            let id = handle.id.clone();
-            let mut rx = handle.rx;
+            let route = |token: &rmcp::model::ProgressToken| match (&watch_tx, &progress) {
+                (Some(watch), _) => self.progress.register(token.clone(), watch.clone()),
+                (None, Some(sink)) => self.progress.register(token.clone(), sink.clone()),
+                (None, None) => {}
+            };
+            let forward = if reset { progress.clone() } else { None };
+            let (id, token, mut waiting) = match &lane {
+                Some(lane) => {
+                    let id = lane.reserve();
+                    let token = call_lane::token(id);
+                    route(&token);
+                    match lane.call(id, params.clone()) {
+                        Ok(call) => (
+                            rmcp::model::RequestId::Number(id as i64),
+                            token,
+                            Waiting::Lane(call),
+                        ),
+                        Err(_) => {
+                            self.progress.unregister(&token);
+                            break Err(CallError::Closed);
+                        }
+                    }
+                }
+                None => {
+                    let request =
+                        ClientRequest::CallToolRequest(CallToolRequest::new(params.clone()));
+                    let handle = peer
+                        .send_cancellable_request(request, PeerRequestOptions::no_options())
+                        .await
+                        .map_err(CallError::from_service)?;
+                    route(&handle.progress_token);
+                    (handle.id, handle.progress_token, Waiting::Rmcp(handle.rx))
+                }
+            };
             let answer = loop {
                 tokio::select! {
-                    answer = &mut rx => break match answer {
-                        Ok(Ok(ServerResult::CallToolResult(result))) => Ok(Ok(result)),
-                        Ok(Ok(ServerResult::InputRequiredResult(asked))) => Ok(Err(asked)),
-                        Ok(Ok(_)) => {
-                            Err(CallError::Protocol("unexpected answer to tools/call".to_owned()))
-                        }
-                        Ok(Err(error)) => Err(CallError::from_service(error)),
-                        Err(_) => Err(CallError::Closed),
-                    },
-                    Some(update) = watched.recv(), if reset => {
+                    answer = waiting.answer() => break answer,
+                    Some(update) = async { watched.as_mut()?.recv().await }, if reset => {
                         if let Some(sink) = &forward {
                             let _ = sink.send(update);
                         }
@@ -600,6 +679,7 @@ impl Server {
                     _ = cancel.cancelled() => break Err(CallError::Aborted),
                 }
             };
+            drop(waiting);
             self.progress.unregister(&token);
             if let Err(CallError::Timeout(_) | CallError::Aborted) = &answer {
                 self.send_cancelled(&peer, id, &answer);

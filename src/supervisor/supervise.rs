@@ -116,7 +116,12 @@ pub async fn supervise(
                 if let Some(cache) = &cache {
                     cache.store(&server, &tools);
                 }
-                server.set_ready(session.peer().clone(), tools, transport);
+                server.set_ready(
+                    session.peer().clone(),
+                    session.lane().cloned(),
+                    tools,
+                    transport,
+                );
                 log.info(&format!("MCP server '{name}' connected ({count} tools)"));
                 signal_first();
                 let ready_at = Instant::now();

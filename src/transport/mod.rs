@@ -4,6 +4,8 @@
 //! takes its own small spec, never the config model.
 
 pub mod bearer;
+pub mod call_lane;
+pub mod call_reply;
 pub mod child_env;
 pub mod header_params;
 pub mod http;
@@ -14,6 +16,7 @@ pub mod net;
 pub mod orphan_guard;
 pub mod sse;
 pub mod sse_events;
+pub mod stdin_writer;
 pub mod stdio;
 pub mod stdio_lines;
 pub mod task_hints;

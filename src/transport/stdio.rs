@@ -16,9 +16,11 @@ use std::time::Duration;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{Child, ChildStdout};
 
+use super::call_lane::CallLane;
 use super::orphan_guard;
+use super::stdin_writer::{RmcpStdin, StdinWriter};
 use super::stdio_lines::CheckedLines;
 pub use super::stdio_lines::StreamFault;
 use crate::log::Log;
@@ -90,10 +92,14 @@ pub struct ServerProcess {
     tree: Option<super::job_object::ServerTree>,
 }
 
-pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, CheckedLines<ChildStdout>, ChildStdin>;
+pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, CheckedLines<ChildStdout>, RmcpStdin>;
 
-/// Spawns the server and returns the process and the JSON-RPC transport over its stdio.
-pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess, StdioTransport)> {
+/// Spawns the server and returns the process, the JSON-RPC transport over its stdio for rmcp,
+/// and the [call lane](super::call_lane) sharing that stdio.
+pub fn spawn(
+    spec: &SpawnSpec<'_>,
+    log: &Log,
+) -> std::io::Result<(ServerProcess, StdioTransport, Arc<CallLane>)> {
     let mut command = tokio::process::Command::new(spec.command);
     command
         .args(spec.args)
@@ -150,11 +156,14 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
         spec.server.to_owned(),
     ));
     spec.fault.clear();
+    let stdin = StdinWriter::new(stdin);
+    let lane = CallLane::new(stdin.clone());
     let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone())
-        .with_hints(spec.task_hints.clone());
+        .with_hints(spec.task_hints.clone())
+        .with_lane(lane.clone());
     // rmcp's own bound (which drops the line and reads on) is never reached: a raw line over
     // the limit ends the stream first, and a repaired one gets room for its repair.
-    let transport = AsyncRwTransport::new_client(stdout, stdin)
+    let transport = AsyncRwTransport::new_client(stdout, stdin.for_rmcp())
         .with_max_line_length(super::stdio_lines::rmcp_line_limit(spec.max_message_bytes));
     Ok((
         ServerProcess {
@@ -169,6 +178,7 @@ pub fn spawn(spec: &SpawnSpec<'_>, log: &Log) -> std::io::Result<(ServerProcess,
             tree,
         },
         transport,
+        lane,
     ))
 }
 

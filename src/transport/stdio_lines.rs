@@ -81,6 +81,8 @@ pub struct CheckedLines<R> {
     ended: bool,
     /// Shown every line before rmcp parses it.
     hints: Option<std::sync::Arc<super::task_hints::TaskHints>>,
+    /// Takes the lines that answer its calls before rmcp sees them; closed when the output ends.
+    lane: Option<Arc<super::call_lane::CallLane>>,
 }
 
 impl<R> CheckedLines<R> {
@@ -96,7 +98,14 @@ impl<R> CheckedLines<R> {
             eof: false,
             ended: false,
             hints: None,
+            lane: None,
         }
+    }
+
+    /// Lines answering `lane`'s calls go to it, not to the reader.
+    pub fn with_lane(mut self, lane: Arc<super::call_lane::CallLane>) -> Self {
+        self.lane = Some(lane);
+        self
     }
 
     /// Shows every line to `hints` (what rmcp's types drop about tasks).
@@ -118,13 +127,16 @@ impl<R> CheckedLines<R> {
                 if let Some(hints) = &self.hints {
                     hints.observe(part);
                 }
-                push_checked(&mut self.ready, part);
+                if !lane_takes(self.lane.as_deref(), part) {
+                    push_checked(&mut self.ready, part);
+                }
             } else {
                 self.line.extend_from_slice(part);
                 if let Some(hints) = &self.hints {
                     hints.observe(&self.line);
                 }
-                if self.ready.is_empty() && passes(&self.line) {
+                if lane_takes(self.lane.as_deref(), &self.line) {
+                } else if self.ready.is_empty() && passes(&self.line) {
                     // A long line that needs no change is handed over, not copied.
                     self.line.push(b'\n');
                     std::mem::swap(&mut self.ready, &mut self.line);
@@ -149,7 +161,39 @@ impl<R> CheckedLines<R> {
             "the server sent a message larger than the {}-byte limit; the session was ended",
             self.max_line
         ));
+        self.close_lane();
     }
+
+    /// No answer can come any more: the lane's waiting calls fail now.
+    fn close_lane(&self) {
+        if let Some(lane) = &self.lane {
+            lane.close();
+        }
+    }
+}
+
+impl<R> Drop for CheckedLines<R> {
+    fn drop(&mut self) {
+        self.close_lane();
+    }
+}
+
+/// Whether `lane` takes `line`: read as it is, or as it stands checked (repaired, or in place
+/// of what cannot be read, see the module docs) when it does not pass unchanged.
+fn lane_takes(lane: Option<&super::call_lane::CallLane>, line: &[u8]) -> bool {
+    let Some(lane) = lane else {
+        return false;
+    };
+    if lane.take(line) {
+        return true;
+    }
+    if passes(line) {
+        return false;
+    }
+    let mut checked = Vec::new();
+    push_checked(&mut checked, line);
+    checked.pop();
+    !checked.is_empty() && lane.take(&checked)
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
@@ -175,11 +219,17 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
                 return Poll::Ready(Ok(()));
             }
             let mut chunk = ReadBuf::new(&mut this.chunk);
-            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut chunk))?;
+            if let Err(error) =
+                std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut chunk))
+            {
+                this.close_lane();
+                return Poll::Ready(Err(error));
+            }
             let read = chunk.filled().len();
             if read == 0 {
                 this.eof = true;
                 this.line = Vec::new();
+                this.close_lane();
             } else if !this.take_chunk(read) {
                 this.end_over_limit();
             }
