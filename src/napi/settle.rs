@@ -4,13 +4,17 @@
 //! hook) for every promise and tears it down again when the promise settles: measured at
 //! ~48 µs per sequential call, ~9 µs per call in batches of 64, for a future that is already
 //! done, i.e. more than the rest of a tool call. Here every call of a manager shares one
-//! threadsafe function: the JS thread creates the promise, tokio runs the call, and the result
-//! comes back through the shared function, whose callback resolves the promise. The function
+//! threadsafe function: the JS thread creates the promise and runs the call until it first
+//! waits (a request is written from there), tokio runs the rest, and the result comes back
+//! through the shared function, whose callback resolves the promise. The function
 //! holds the event loop only while calls are pending, so an idle manager never keeps Node
 //! alive.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 
 use ::napi::bindgen_prelude::*;
 use ::napi::threadsafe_function::{
@@ -74,26 +78,59 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
         })
     }
 
-    /// A promise for `fut`, run on tokio and settled through the shared function.
+    /// A promise for `fut`, settled through the shared function.
+    ///
+    /// With no other call pending, `fut` is first polled here, on the JS thread (in the
+    /// runtime's context): a tool call writes its request at once, without waiting for a
+    /// worker to wake, and a call that is refused before any I/O settles at once. Only when
+    /// something it waits for wakes it is it spawned, from the waking thread: for an answer,
+    /// the worker that read it, which then runs the call next, so no thread is woken just to
+    /// start a call. With calls in flight the JS thread is the busy one (it converts every
+    /// argument and result): the call is spawned at once and starts on a worker.
     pub fn spawn<F>(&self, env: &Env, fut: F) -> Result<sys::napi_value>
     where
         F: std::future::Future<Output = T> + Send + 'static,
     {
         let (deferred, promise) = create_promise(env)?;
+        // Boxed: a tool call's future is several kilobytes, and moving it into a task would
+        // otherwise copy it (memmove was ~3 % of the CPU of 64 calls in flight).
+        let mut fut = Box::pin(fut);
+        if self.shared.pending.load(Ordering::Relaxed) > 0 {
+            // Calls in flight: the JS thread is the busy one, so the call starts on a worker.
+            self.hold(env);
+            let tsfn = self.tsfn.clone();
+            ::napi::bindgen_prelude::spawn(async move {
+                let value = fut.await;
+                let _ = tsfn.call(
+                    Settlement { deferred, value },
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            });
+            return Ok(promise);
+        }
+        let first = Arc::new(FirstWake::default());
+        let waker = Waker::from(first.clone());
+        let (polled, runtime) = ::napi::bindgen_prelude::within_runtime_if_available(|| {
+            let polled = fut.as_mut().poll(&mut Context::from_waker(&waker));
+            (polled, tokio::runtime::Handle::current())
+        });
+        if let Poll::Ready(value) = polled {
+            settle(env, deferred, value);
+            return Ok(promise);
+        }
         self.hold(env);
         let tsfn = self.tsfn.clone();
-        // Boxed: a tool call's future is several kilobytes, and the task would otherwise copy
-        // it from the closure into its own state when first polled (memmove was ~3 % of the
-        // CPU of 64 calls in flight).
-        let fut = Box::pin(fut);
-        ::napi::bindgen_prelude::spawn(async move {
-            let value = fut.await;
-            // `Closing` means the environment is being torn down: nobody is left to tell.
-            let _ = tsfn.call(
-                Settlement { deferred, value },
-                ThreadsafeFunctionCallMode::NonBlocking,
-            );
-        });
+        first.park(
+            Box::pin(async move {
+                let value = fut.await;
+                // `Closing` means the environment is being torn down: nobody is left to tell.
+                let _ = tsfn.call(
+                    Settlement { deferred, value },
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            }),
+            runtime,
+        );
         Ok(promise)
     }
 
@@ -114,6 +151,68 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
         if self.shared.pending.fetch_add(1, Ordering::Relaxed) == 0 {
             // SAFETY: the function is live (not aborted) and this is its JS thread.
             unsafe { sys::napi_ref_threadsafe_function(env.raw(), self.tsfn.raw()) };
+        }
+    }
+}
+
+/// The waker of a call's first poll: the first wake spawns the rest of the call on the
+/// runtime (a wake during that first poll, once it returns).
+#[derive(Default)]
+struct FirstWake(Mutex<Slot>);
+
+#[derive(Default)]
+enum Slot {
+    /// The first poll is under way.
+    #[default]
+    Polling,
+    /// ... and something woke the call meanwhile.
+    WokenWhilePolling,
+    /// Waiting for its first wake.
+    Parked(
+        Pin<Box<dyn Future<Output = ()> + Send>>,
+        tokio::runtime::Handle,
+    ),
+    /// Running on the runtime (later wakes are its own).
+    Spawned,
+}
+
+impl FirstWake {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The first poll returned pending: the rest waits here for a wake (or runs now, if one
+    /// came during the poll).
+    fn park(
+        &self,
+        rest: Pin<Box<dyn Future<Output = ()> + Send>>,
+        runtime: tokio::runtime::Handle,
+    ) {
+        let mut slot = self.lock();
+        if matches!(*slot, Slot::WokenWhilePolling) {
+            *slot = Slot::Spawned;
+            drop(slot);
+            runtime.spawn(rest);
+        } else {
+            *slot = Slot::Parked(rest, runtime);
+        }
+    }
+}
+
+impl Wake for FirstWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let mut slot = self.lock();
+        match std::mem::replace(&mut *slot, Slot::Spawned) {
+            Slot::Polling | Slot::WokenWhilePolling => *slot = Slot::WokenWhilePolling,
+            Slot::Parked(rest, runtime) => {
+                drop(slot);
+                runtime.spawn(rest);
+            }
+            Slot::Spawned => {}
         }
     }
 }
