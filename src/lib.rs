@@ -33,3 +33,9 @@ pub mod transport;
 
 #[cfg(feature = "node")]
 mod napi;
+
+/// The addon allocates on tokio's workers and frees on the JS thread (and back) all the time:
+/// mimalloc's per-thread heaps take that far better than glibc's arenas (see Cargo.toml).
+#[cfg(feature = "node")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
