@@ -84,6 +84,27 @@ describe('rich results from server-everything', () => {
     expect(wrappedBody(result)).toContain('"temperature"')
   })
 
+  it('rich results are plain data in to_json order, untouched by setters user code puts on Object.prototype', async () => {
+    const { manager } = await start({ e: stdio }, { results: 'rich' })
+    const hits: string[] = []
+    const keys = ['0', '1', 'type', 'text', 'data', 'mimeType', 'structuredContent', 'error', 'externalContent', 'temperature']
+    for (const key of keys) {
+      Object.defineProperty(Object.prototype, key, { configurable: true, set() { hits.push(key) } })
+    }
+    let image, structured
+    try {
+      image = await call(manager, 'mcp_e_get-tiny-image')
+      structured = await call(manager, 'mcp_e_get-structured-content', { location: 'New York' })
+    } finally {
+      for (const key of keys) delete (Object.prototype as Record<string, unknown>)[key]
+    }
+    expect(hits).toEqual([])
+    expect(image.content.map((p) => Object.keys(p))).toEqual([['type', 'text'], ['type', 'data', 'mimeType']])
+    expect(images(image)[0].data!.startsWith(PNG_MAGIC)).toBe(true)
+    expect(Object.keys(structured.details)).toEqual(['externalContent', 'structuredContent'])
+    expect((structured.details as { structuredContent: Record<string, unknown> }).structuredContent).toMatchObject({ temperature: expect.any(Number) })
+  })
+
   it('an annotated message with an image, and a long-running call with progress', async () => {
     const { manager } = await start({ e: stdio }, { results: 'rich' })
     const annotated = await call(manager, 'mcp_e_get-annotated-message', { messageType: 'success', includeImage: true })

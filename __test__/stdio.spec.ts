@@ -283,6 +283,34 @@ describe('tool results', () => {
     expect(log.all('warn', /suspicious/)).toEqual([])
   })
 
+  it('a result is plain data in the contract key order, untouched by setters user code puts on Object.prototype', async () => {
+    const { manager } = await startFault()
+    const echo = toolByName(manager, 'mcp_fault_echo')
+    const hits: string[] = []
+    const keys = ['content', 'details', 'type', 'text', 'externalContent', 'untrusted', 'source', 'server', 'tool', 'wrapped']
+    for (const key of keys) {
+      Object.defineProperty(Object.prototype, key, { configurable: true, set() { hits.push(key) } })
+    }
+    let first, second
+    try {
+      first = await echo.execute('c', { text: 'x' })
+      second = await echo.execute('c', { text: 'y' })
+    } finally {
+      for (const key of keys) delete (Object.prototype as Record<string, unknown>)[key]
+    }
+    expect(hits).toEqual([])
+    for (const r of [first, second]) {
+      expect(Object.getPrototypeOf(r)).toBe(Object.prototype)
+      expect(JSON.stringify(r)).toBe(JSON.stringify({
+        content: [{ type: 'text', text: r.content[0].text }],
+        details: { externalContent: { untrusted: true, source: 'mcp_server', server: 'fault', tool: 'echo', wrapped: true } },
+      }))
+    }
+    // Fresh objects every time, all the way down.
+    expect(first.content).not.toBe(second.content)
+    expect(first.details.externalContent).not.toBe(second.details.externalContent)
+  })
+
   it("wrapFormat: 'legacy' wraps with the id-less markers", async () => {
     const { manager } = await startFault([], {}, { wrapFormat: 'legacy' })
     const r = await toolByName(manager, 'mcp_fault_echo').execute('c', { text: 'legacy text' })

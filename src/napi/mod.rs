@@ -12,6 +12,7 @@ mod logger;
 mod manager;
 mod oauth;
 mod pin_store;
+mod result_shape;
 mod settle;
 mod text;
 mod tool;

@@ -16,9 +16,7 @@ use super::settle::Settler;
 use crate::js_text::JsText;
 use crate::manager::{AgentTool, CallRequest, Manager, View};
 use crate::session::Progress;
-use crate::tool_result::{
-    EXTERNAL_SOURCE, ExternalContent, RichParts, ToolCallResult, tool_arguments,
-};
+use crate::tool_result::{ExternalContent, RichParts, ToolCallResult, tool_arguments};
 
 type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 /// `EventTarget.addEventListener(type, listener, options)`.
@@ -527,9 +525,7 @@ impl From<ToolCallResult> for CallResult {
 impl ToNapiValue for CallResult {
     unsafe fn to_napi_value(env: sys::napi_env, value: Self) -> Result<sys::napi_value> {
         let env = Env::from_raw(env);
-        let mut part = Object::new(&env)?;
-        part.set_named_property("type", "text")?;
-        part.set_named_property("text", super::text::js_string(&env, value.text)?)?;
+        let text = super::text::js_string(&env, value.text)?;
         let RichParts {
             images,
             structured,
@@ -537,43 +533,34 @@ impl ToNapiValue for CallResult {
             hygiene,
             suspicious,
         } = value.rich;
-        let mut content = env.create_array(1 + images.len() as u32)?;
-        content.set(0, part)?;
-        for (i, image) in images.into_iter().enumerate() {
-            let mut part = Object::new(&env)?;
-            part.set_named_property("type", "image")?;
-            part.set_named_property("data", image.data)?;
-            part.set_named_property("mimeType", image.mime_type)?;
-            content.set(i as u32 + 1, part)?;
-        }
-        let mut details = Object::new(&env)?;
-        match value.external {
-            Some(ExternalContent { server, tool }) => {
-                let mut external = Object::new(&env)?;
-                external.set_named_property("untrusted", true)?;
-                external.set_named_property("source", EXTERNAL_SOURCE)?;
-                external.set_named_property("server", server)?;
-                external.set_named_property("tool", tool)?;
-                external.set_named_property("wrapped", true)?;
-                details.set_named_property("externalContent", external)?;
-                if server_error {
-                    details.set_named_property("error", true)?;
-                }
+        let plain = images.is_empty()
+            && structured.is_none()
+            && hygiene.is_none()
+            && suspicious.is_empty()
+            && !server_error;
+        let extra = (!plain).then(|| {
+            let mut extra = serde_json::Map::new();
+            let images: Vec<_> = images
+                .into_iter()
+                .map(|image| serde_json::json!([image.data, image.mime_type]))
+                .collect();
+            extra.insert("images".into(), images.into());
+            if let Some(structured) = structured {
+                extra.insert("structured".into(), structured);
             }
-            None => details.set_named_property("error", true)?,
-        }
-        if let Some(structured) = structured {
-            details.set_named_property("structuredContent", env.to_js_value(&structured)?)?;
-        }
-        if let Some(hygiene) = hygiene {
-            details.set_named_property("hygiene", env.to_js_value(&hygiene.to_json())?)?;
-        }
-        if !suspicious.is_empty() {
-            details.set_named_property("suspicious", suspicious)?;
-        }
-        let mut result = Object::new(&env)?;
-        result.set_named_property("content", content)?;
-        result.set_named_property("details", details)?;
-        Ok(result.raw())
+            extra.insert("error".into(), server_error.into());
+            if let Some(hygiene) = hygiene {
+                extra.insert("hygiene".into(), hygiene.to_json());
+            }
+            if !suspicious.is_empty() {
+                extra.insert("suspicious".into(), serde_json::json!(suspicious));
+            }
+            serde_json::Value::Object(extra).to_string()
+        });
+        let external = value
+            .external
+            .as_ref()
+            .map(|e| (e.server.as_str(), e.tool.as_str()));
+        super::result_shape::tool_result(&env, text.raw(), external, extra.as_deref())
     }
 }
