@@ -140,12 +140,11 @@ fn sanitize_metadata(value: &str) -> Cow<'_, str> {
 
 /// 16 lowercase hex digits from 8 random bytes.
 pub fn new_marker_id() -> String {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
+    let bytes = random_bytes().unwrap_or_else(|| {
         // The OS generator failed (practically never). Do not panic: derive
         // bytes from the clock, a counter and an address, mixed by splitmix64.
-        bytes = fallback_random().to_le_bytes();
-    }
+        fallback_random().to_le_bytes()
+    });
     let mut s = String::with_capacity(16);
     for b in bytes {
         const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -153,6 +152,33 @@ pub fn new_marker_id() -> String {
         s.push(HEX[(b & 15) as usize] as char);
     }
     s
+}
+
+/// Bytes the OS generator gave this thread, not yet used.
+const POOL: usize = 256;
+
+thread_local! {
+    static RANDOM: std::cell::RefCell<([u8; POOL], usize)> =
+        const { std::cell::RefCell::new(([0; POOL], POOL)) };
+}
+
+/// 8 bytes from the OS generator, drawn from a per-thread pool filled 256 bytes at a time
+/// (one system call per 32 ids rather than one per id: it was on every tool call's path).
+/// Each byte is used once and cleared as it is taken.
+fn random_bytes() -> Option<[u8; 8]> {
+    RANDOM.with(|pool| {
+        let mut pool = pool.borrow_mut();
+        let (bytes, used) = &mut *pool;
+        if *used + 8 > POOL {
+            getrandom::fill(bytes).ok()?;
+            *used = 0;
+        }
+        let mut out = [0u8; 8];
+        out.copy_from_slice(&bytes[*used..*used + 8]);
+        bytes[*used..*used + 8].fill(0);
+        *used += 8;
+        Some(out)
+    })
 }
 
 fn fallback_random() -> u64 {
@@ -307,6 +333,9 @@ mod tests {
                 .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c))
         );
         assert_ne!(a, b);
+        // Across many refills of the per-thread pool, every id is new.
+        let ids: std::collections::HashSet<String> = (0..1000).map(|_| new_marker_id()).collect();
+        assert_eq!(ids.len(), 1000);
         let f = format!("{:016x}", fallback_random());
         assert_eq!(f.len(), 16);
     }

@@ -138,6 +138,10 @@ pub struct Snapshot {
     pub protocol_version: Option<String>,
 }
 
+/// How often the timer anchor wakes (see `Server::arm_timer_anchor`): shorter than the usual
+/// tool timeouts (60 s by default), rare enough to cost nothing.
+const ANCHOR_PERIOD: Duration = Duration::from_secs(20);
+
 /// A `tools/call` request waiting for its answer.
 enum Waiting {
     Rmcp(tokio::sync::oneshot::Receiver<Result<ServerResult, rmcp::ServiceError>>),
@@ -258,6 +262,9 @@ pub struct Server {
     pub(super) task_hints: std::sync::Mutex<Arc<TaskHints>>,
     /// OAuth for a remote server with `auth` (kept across restarts: its tokens live on).
     pub(super) oauth: Option<Arc<crate::oauth::Authorizer>>,
+    /// Keeps a timer armed on the runtime once calls start (see [`Self::arm_timer_anchor`]);
+    /// stops with the server.
+    timer_anchor: std::sync::OnceLock<tokio_util::sync::DropGuard>,
 }
 
 impl Server {
@@ -305,6 +312,7 @@ impl Server {
             wake: tokio::sync::Notify::new(),
             opened_with: std::sync::Mutex::new(None),
             task_hints: std::sync::Mutex::new(Arc::default()),
+            timer_anchor: std::sync::OnceLock::new(),
         })
     }
 
@@ -452,6 +460,28 @@ impl Server {
         if published {
             self.published.notify_waiters();
         }
+    }
+
+    /// Every tool call arms its deadline on tokio's timer. With no other timer armed, the
+    /// runtime's driver sleeps with no timeout, and arming one wakes it (an eventfd write, and
+    /// the caller and the driver contending for the timer's lock): on every sequential call,
+    /// from the JS thread that starts it. A timer that is always armed, nearer than any call's
+    /// deadline, means a call's deadline never has to wake the driver. It costs one wake-up
+    /// every [`ANCHOR_PERIOD`] while the server exists.
+    fn arm_timer_anchor(&self) {
+        self.timer_anchor.get_or_init(|| {
+            let stop = CancellationToken::new();
+            let stopped = stop.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::select! {
+                        _ = stopped.cancelled() => break,
+                        _ = tokio::time::sleep(ANCHOR_PERIOD) => {}
+                    }
+                }
+            });
+            stop.drop_guard()
+        });
     }
 
     /// The idle timer's view of a call: counted while it runs.
@@ -603,6 +633,7 @@ impl Server {
             )));
         }
         let _active = self.begin_call();
+        self.arm_timer_anchor();
         let Live { peer, lane } = self.awake(cancel).await?;
         if self.runs_as_task(tool) {
             return self
