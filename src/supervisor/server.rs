@@ -587,7 +587,8 @@ impl Server {
     /// The `outputSchema` of the server's tool `tool` in its current listing.
     /// Which builtin tool `tool` is, if it is one.
     pub fn builtin(&self, tool: &str) -> Option<Builtin> {
-        self.snapshot()
+        self.state
+            .borrow()
             .tools
             .iter()
             .find(|t| t.mcp_name == tool)
@@ -601,15 +602,16 @@ impl Server {
 
     /// Whether the server runs `tool` only as a task.
     fn runs_as_task(&self, tool: &str) -> bool {
-        self.snapshot()
+        self.state
+            .borrow()
             .tools
             .iter()
             .any(|t| t.mcp_name == tool && t.task)
     }
 
     pub fn output_schema(&self, tool: &str) -> Option<Arc<serde_json::Value>> {
-        let snapshot = self.snapshot();
-        snapshot
+        self.state
+            .borrow()
             .tools
             .iter()
             .find(|t| t.mcp_name == tool)
@@ -671,7 +673,7 @@ impl Server {
                     let id = lane.reserve();
                     let token = call_lane::token(id);
                     route(&token);
-                    match lane.call(id, params.clone()) {
+                    match lane.call(id, &mut params) {
                         Ok(call) => (
                             rmcp::model::RequestId::Number(id as i64),
                             token,

@@ -88,7 +88,7 @@ impl CallLane {
     pub fn call(
         self: &Arc<Self>,
         id: u64,
-        mut params: CallToolRequestParams,
+        params: &mut CallToolRequestParams,
     ) -> Result<LaneCall, LaneClosed> {
         params
             .meta
@@ -98,7 +98,7 @@ impl CallLane {
             jsonrpc: "2.0",
             id,
             method: "tools/call",
-            params: &params,
+            params,
         })
         .map_err(|_| LaneClosed)?;
         line.push(b'\n');

@@ -34,11 +34,19 @@ pub struct TaskHints {
 impl TaskHints {
     /// Looks at one incoming message.
     pub fn observe(&self, message: &[u8]) {
+        use memchr::memmem::Finder;
+        use std::sync::LazyLock;
+        // Built once: this runs on every line a server sends, tool results included.
+        static VERSION: LazyLock<Finder<'static>> =
+            LazyLock::new(|| Finder::new(b"\"protocolVersion\""));
+        static TOOLS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"tools\":["));
+        static TOOLS_SPACED: LazyLock<Finder<'static>> =
+            LazyLock::new(|| Finder::new(b"\"tools\": ["));
+        static TASK: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"task"));
         let head = &message[..message.len().min(HEAD)];
-        let initialize = memchr::memmem::find(head, b"\"protocolVersion\"").is_some();
-        let listing = memchr::memmem::find(head, b"\"tools\":[").is_some()
-            || memchr::memmem::find(head, b"\"tools\": [").is_some();
-        if !(initialize || listing) || memchr::memmem::find(message, b"\"task").is_none() {
+        let initialize = VERSION.find(head).is_some();
+        let listing = TOOLS.find(head).is_some() || TOOLS_SPACED.find(head).is_some();
+        if !(initialize || listing) || TASK.find(message).is_none() {
             return;
         }
         let Ok(value) = serde_json::from_slice::<Value>(message) else {
