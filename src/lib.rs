@@ -34,8 +34,10 @@ pub mod transport;
 #[cfg(feature = "node")]
 mod napi;
 
-/// The addon allocates on tokio's workers and frees on the JS thread (and back) all the time:
-/// mimalloc's per-thread heaps take that far better than glibc's arenas (see Cargo.toml).
+#[cfg(feature = "node")]
+mod allocator;
+
+/// See [`allocator`]: mimalloc for small blocks, the system allocator for large ones.
 #[cfg(feature = "node")]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: allocator::AddonAllocator = allocator::AddonAllocator;

@@ -194,13 +194,22 @@ pub async fn read_bounded(
     if response.content_length().is_some_and(|n| n > limit as u64) {
         return Ok(Body::TooLarge);
     }
+    // The chunks are kept as they come and joined once at the end: growing one buffer would
+    // copy it at every doubling (the allocator may not be able to grow it in place), holding
+    // up to half again the limit at the peak.
     let mut stream = response.bytes_stream();
-    let mut body = Vec::new();
+    let mut chunks = Vec::new();
+    let mut total = 0usize;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk?;
-        if chunk.len() > limit - body.len() {
+        if chunk.len() > limit - total {
             return Ok(Body::TooLarge);
         }
+        total += chunk.len();
+        chunks.push(chunk);
+    }
+    let mut body = Vec::with_capacity(total);
+    for chunk in chunks {
         body.extend_from_slice(&chunk);
     }
     Ok(Body::Complete(body))
