@@ -6,7 +6,7 @@
 //! flight) and mimalloc's per-thread heaps well. But mimalloc grows a large block by copying
 //! it, where glibc remaps it in place, and keeps freed memory for a while: a buffer growing
 //! towards the 64 MiB message limit then held the old copies too (peak RSS up by half again).
-//! Blocks from [`LARGE`] up go to the system allocator, which maps them on their own and
+//! Blocks from [`LARGE`] (64 KiB) up go to the system allocator, which maps them on their own and
 //! returns them when freed. Which allocator owns a block follows from its size, which Rust
 //! passes back unchanged on every free and resize.
 
@@ -14,8 +14,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 
 use mimalloc::MiMalloc;
 
-/// From this size up, blocks come from the system allocator.
-const LARGE: usize = 1 << 20;
+/// From this size up, blocks come from the system allocator (a stdio server's 64 KiB read
+/// buffer among them: glibc hands out fresh pages for it, resident only as reads touch them).
+const LARGE: usize = 64 << 10;
 
 pub struct AddonAllocator;
 
