@@ -95,17 +95,20 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
         // Boxed: a tool call's future is several kilobytes, and moving it into a task would
         // otherwise copy it (memmove was ~3 % of the CPU of 64 calls in flight).
         let mut fut = Box::pin(fut);
+        let tsfn = self.tsfn.clone();
+        // The call run to its end, then settled through the shared function (`Closing` means
+        // the environment is being torn down: nobody is left to tell).
+        let settled = move |fut: Pin<Box<F>>, deferred: Deferred| async move {
+            let value = fut.await;
+            let _ = tsfn.call(
+                Settlement { deferred, value },
+                ThreadsafeFunctionCallMode::NonBlocking,
+            );
+        };
         if self.shared.pending.load(Ordering::Relaxed) > 0 {
             // Calls in flight: the JS thread is the busy one, so the call starts on a worker.
             self.hold(env);
-            let tsfn = self.tsfn.clone();
-            ::napi::bindgen_prelude::spawn(async move {
-                let value = fut.await;
-                let _ = tsfn.call(
-                    Settlement { deferred, value },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            });
+            ::napi::bindgen_prelude::spawn(settled(fut, deferred));
             return Ok(promise);
         }
         let first = Arc::new(FirstWake::default());
@@ -119,18 +122,7 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
             return Ok(promise);
         }
         self.hold(env);
-        let tsfn = self.tsfn.clone();
-        first.park(
-            Box::pin(async move {
-                let value = fut.await;
-                // `Closing` means the environment is being torn down: nobody is left to tell.
-                let _ = tsfn.call(
-                    Settlement { deferred, value },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
-            }),
-            runtime,
-        );
+        first.park(Box::pin(settled(fut, deferred)), runtime);
         Ok(promise)
     }
 

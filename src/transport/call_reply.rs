@@ -223,9 +223,11 @@ impl<'de> serde::Deserialize<'de> for Key<'de> {
     }
 }
 
+/// A `result` that is not an object fails the one-pass reading: the line is then read as rmcp
+/// reads it.
 impl<'de> serde::Deserialize<'de> for Attempt {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(AttemptVisitor)
+        deserializer.deserialize_map(AttemptVisitor)
     }
 }
 
@@ -274,35 +276,6 @@ impl<'de> Visitor<'de> for AttemptVisitor {
         result.is_error = is_error;
         result.meta = meta.flatten();
         Ok(Attempt::Call(Box::new(result)))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Attempt, E> {
-        Ok(Attempt::Unsure)
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Attempt, E> {
-        Ok(Attempt::Unsure)
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Attempt, E> {
-        Ok(Attempt::Unsure)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Attempt, E> {
-        Ok(Attempt::Unsure)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Attempt, E> {
-        Ok(Attempt::Unsure)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Attempt, E> {
-        Ok(Attempt::Unsure)
-    }
-
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Attempt, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Attempt::Unsure)
     }
 }
 

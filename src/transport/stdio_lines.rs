@@ -135,13 +135,14 @@ impl<R> CheckedLines<R> {
                 if let Some(hints) = &self.hints {
                     hints.observe(&self.line);
                 }
-                if lane_takes(self.lane.as_deref(), &self.line) {
-                } else if self.ready.is_empty() && passes(&self.line) {
-                    // A long line that needs no change is handed over, not copied.
-                    self.line.push(b'\n');
-                    std::mem::swap(&mut self.ready, &mut self.line);
-                } else {
-                    push_checked(&mut self.ready, &self.line);
+                if !lane_takes(self.lane.as_deref(), &self.line) {
+                    if self.ready.is_empty() && passes(&self.line) {
+                        // A long line that needs no change is handed over, not copied.
+                        self.line.push(b'\n');
+                        std::mem::swap(&mut self.ready, &mut self.line);
+                    } else {
+                        push_checked(&mut self.ready, &self.line);
+                    }
                 }
                 self.line.clear();
                 release_if_large(&mut self.line);
