@@ -96,4 +96,50 @@ describe('openclaw-mcp-native CLI', () => {
     expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
     expect(r.stdout).toMatch(statusLine('example', 'ready'))
   })
+
+  // Issue 19's defects, each found by running the tool on real configs.
+  it("a working server's stderr is not printed (it was, every line as [warn]); --verbose prints it", async () => {
+    const file = writeJson(tempDir(), 'mcp.json', { servers: { chatty: { command: NODE, args: [FAULT_SERVER, '--stderr-chatter'] } } })
+    const r = await runCli(['--config', file])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stderr).not.toContain('chatter: started')
+    const verbose = await runCli(['--config', file, '--verbose'])
+    expect(verbose.stderr).toContain('chatter: started 1')
+  })
+
+  it('--call of a tool that returns isError: true exits 1', async () => {
+    const file = writeJson(tempDir(), 'mcp.json', { servers: { fault: { command: NODE, args: [FAULT_SERVER] } } })
+    const r = await runCli(['--config', file, '--call', 'mcp_fault_is_error'])
+    expect(r.code, r.stdout + r.stderr).toBe(1)
+  })
+
+  it('a bad --args names the flag', async () => {
+    const r = await runCli(['--call', 'mcp_example_echo', '--args', '{text: 1}'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/--args: not valid JSON/)
+  })
+
+  it('a tool description of many lines stays on its one line of the tool list', async () => {
+    const dir = tempDir()
+    const toolsFile = writeJson(dir, 'tools.json', [{ name: 'long', description: Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join('\n'), inputSchema: { type: 'object' } }])
+    const file = writeJson(dir, 'mcp.json', { servers: { fault: { command: NODE, args: [FAULT_SERVER, '--tools-file', toolsFile] } } })
+    const r = await runCli(['--config', file])
+    expect(r, r.stderr).toMatchObject({ code: 0, signal: null })
+    expect(r.stdout).toMatch(/^  mcp_fault_long  \[MCP server: fault\] line 1$/m)
+    expect(r.stdout).not.toMatch(/^line 2$/m)
+  })
+
+  it('a refused URL retried while another server starts slowly is reported once', async () => {
+    const dir = tempDir()
+    const file = writeJson(dir, 'mcp.json', {
+      servers: {
+        gone: { transport: 'http', url: 'http://127.0.0.1:9/mcp' },
+        slow: { command: NODE, args: [FAULT_SERVER, '--init-delay', '3500'] },
+      },
+    })
+    const r = await runCli(['--config', file])
+    expect(r.code).toBe(1)
+    expect(r.stderr.split('connection refused').length - 1, r.stderr).toBe(1)
+  })
 })
+

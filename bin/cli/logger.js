@@ -1,0 +1,81 @@
+'use strict'
+// The manager's logger for the command line. A server's stderr is shown only with --verbose (or,
+// by the caller, when that server fails); each warning and error is printed once; while servers
+// start, lines are held back so the start display is not torn and an error it already shows is
+// not printed again.
+
+const STDERR_LINE = /^MCP server '(.+?)' stderr: ([\s\S]*)$/
+const TAIL = 20
+
+class CliLogger {
+  constructor({ verbose = false, quiet = false } = {}) {
+    this.verbose = verbose
+    this.quiet = quiet
+    this.printed = new Set()
+    this.held = null
+    this.tails = new Map()
+  }
+
+  debug(m) {
+    this.line('debug', m)
+  }
+
+  info(m) {
+    this.line('info', m)
+  }
+
+  warn(m) {
+    this.line('warn', m)
+  }
+
+  error(m) {
+    this.line('error', m)
+  }
+
+  line(level, message) {
+    const text = String(message)
+    const stderr = STDERR_LINE.exec(text)
+    if (stderr) {
+      const tail = this.tails.get(stderr[1]) || []
+      tail.push(stderr[2])
+      if (tail.length > TAIL) tail.shift()
+      this.tails.set(stderr[1], tail)
+    }
+    if (this.verbose) {
+      process.stderr.write(`[${level}] ${text}\n`)
+      return
+    }
+    if (stderr || level === 'debug' || level === 'info' || (this.quiet && level === 'warn')) return
+    if (this.held) this.held.push([level, text])
+    else this.once(level, text)
+  }
+
+  once(level, text) {
+    const key = `${level} ${text}`
+    if (this.printed.has(key)) return
+    this.printed.add(key)
+    process.stderr.write(`[${level}] ${text}\n`)
+  }
+
+  /** Holds warnings and errors back until `release`. */
+  hold() {
+    if (!this.verbose) this.held = this.held || []
+  }
+
+  /** Prints what was held, once each, leaving out lines that contain an error already shown. */
+  release(shown = []) {
+    const held = this.held || []
+    this.held = null
+    for (const [level, text] of held) {
+      if (shown.some((s) => s && text.includes(s))) continue
+      this.once(level, text)
+    }
+  }
+
+  /** The last stderr lines of `server` (its own, as it wrote them), oldest first. */
+  stderrOf(server) {
+    return this.tails.get(server) || []
+  }
+}
+
+module.exports = { CliLogger }
