@@ -18,6 +18,7 @@ import {
   type McpLogger,
   type McpReloadReport,
   type McpRoot,
+  type McpServerMetrics,
   type McpServerStatus,
   type McpView,
   type McpViewSpec,
@@ -83,6 +84,19 @@ async function gateway(): Promise<void> {
   await manager.start()
   const statuses: McpServerStatus[] = manager.getStatus().map((s) => s.status)
   const counts: number[] = manager.getStatus().map((s) => s.toolCount)
+  const metrics: McpServerMetrics[] = manager.getMetrics()
+  for (const m of metrics) {
+    const numbers: number[] = [m.calls, m.errors, m.timeouts, m.aborts, m.denied, m.restarts, m.uptimeMs]
+    const p99: number | null = m.p99Ms ?? m.p50Ms
+    const lastError: string | null = m.lastError
+    const stderr: string[] = m.stderrTail
+    const listMs: number | undefined = m.startup?.listMs
+    const state: McpServerStatus = m.status
+    void [numbers, p99, lastError, stderr, listMs, state, m.server, m.transport]
+  }
+  const roundTrip: number = await manager.ping('github')
+  const prometheus: string = manager.metricsText()
+  void [roundTrip, prometheus]
   const tools: AgentTool[] = manager.getAgentTools()
   const same: AgentTool[] = manager.getTools()
   const controller = new AbortController()

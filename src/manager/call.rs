@@ -17,6 +17,7 @@ use crate::hooks::{self, Before};
 use crate::options::OnSuspicious;
 use crate::security::hygiene::Hygiene;
 use crate::session::Progress;
+use crate::supervisor::Outcome;
 use crate::tool_result::{RichParts, ToolCallResult, tool_error_text};
 
 /// A tool call: the route it was offered under, its arguments, its cancellation and where its
@@ -197,24 +198,40 @@ impl Manager {
         result: &ToolCallResult,
         outcome: &'static str,
     ) {
-        self.events.emit_with(|| {
-            let error = if result.is_error() {
+        let duration_ms = started.elapsed().as_millis() as u64;
+        let server = self.server(call.server_index);
+        // What the event says went wrong (its texts are masked already).
+        let error = || {
+            if result.is_error() {
                 Some(result.text.clone())
             } else if result.rich.server_error || outcome == "error" {
                 Some("the server flagged the result isError".to_owned())
             } else {
                 None
-            };
+            }
+        };
+        if let Some(server) = &server {
+            let metrics = server.metrics();
+            let outcome = Outcome::from_event(outcome);
+            metrics.record_call(outcome, duration_ms);
+            // The server failed the call (an aborted or denied call says nothing about it).
+            if matches!(outcome, Outcome::Error | Outcome::Timeout)
+                && let Some(error) = error()
+            {
+                metrics.record_error(error);
+            }
+        }
+        self.events.emit_with(|| {
             Event::ToolCall(ToolCallRecord {
-                server: self
-                    .server(call.server_index)
+                server: server
+                    .as_ref()
                     .map_or_else(|| "?".to_owned(), |s| s.name().to_owned()),
                 tool: call.tool.clone(),
                 agent_tool: call.agent_name.clone(),
                 tool_call_id: call.tool_call_id.clone(),
-                duration_ms: started.elapsed().as_millis() as u64,
+                duration_ms,
                 outcome,
-                error,
+                error: error(),
                 suspicious: result.rich.suspicious.clone(),
             })
         });

@@ -3,8 +3,10 @@
 
 mod call;
 mod catalog;
+mod metrics;
 mod names;
 mod pins;
+mod prometheus;
 mod reload;
 mod roster;
 mod scan;
@@ -12,6 +14,7 @@ mod view;
 
 pub use call::CallRequest;
 pub use catalog::{PromptArgumentInfo, PromptInfo, PromptOutcome, ResourceInfo};
+pub use metrics::MetricsEntry;
 pub use reload::ReloadReport;
 
 use names::NameTable;

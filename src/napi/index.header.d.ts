@@ -270,6 +270,46 @@ export interface McpManagerOptions {
 
 export type McpServerStatus = 'disconnected' | 'connecting' | 'ready' | 'error' | 'closed'
 
+/** What `getMetrics()` reports per configured server (config order, as `getStatus()`). Every
+ *  text has resolved secrets masked, as status events and stderr logging mask them. */
+export interface McpServerMetrics {
+  server: string
+  status: McpServerStatus
+  /** The transport of the last successful connection (absent before one). */
+  transport?: 'stdio' | 'streamable-http' | 'sse'
+  /** Every tool call made through the manager's agent tools, whatever its `toolCall` outcome. */
+  calls: number
+  /** Calls with outcome `error` (a result the server flagged `isError` included). */
+  errors: number
+  /** Outcome `timeout`. */
+  timeouts: number
+  /** Outcome `aborted` (the caller's AbortSignal). */
+  aborts: number
+  /** Outcome `denied` (allow/deny, toolFilter, pinning, a `beforeToolCall` block, `onSuspicious: 'block'`). */
+  denied: number
+  /** Median and 99th percentile (nearest rank) of the last 1024 calls' durations, in whole ms
+   *  as the `toolCall` event's `durationMs`; `null` before the first call. */
+  p50Ms: number | null
+  p99Ms: number | null
+  /** Restarts after a crash, a lost connection or a failed start since the manager started
+   *  (never reset, unlike the backoff's count; an idle server's wake is not one). */
+  restarts: number
+  /** Ms since the current session became ready; 0 without a session (an idle or lazy server
+   *  with no process included). */
+  uptimeMs: number
+  /** The last error: a failed start, a lost session, or a call that ended `error` or
+   *  `timeout` (the `toolCall` event's `error` text); `null` if none. */
+  lastError: string | null
+  /** The last 20 lines the server wrote to stderr (each at most 4096 bytes), across restarts,
+   *  masked as logged; `[]` for remote servers. */
+  stderrTail: string[]
+  /** The last successful connect, in ms: the process spawned (stdio), the HTTP transport set
+   *  up (its connection is made by the handshake's first request) or the SSE stream open;
+   *  the `initialize` (or `server/discover`) handshake; the first `tools/list`, every page.
+   *  `null` before the first. */
+  startup: { connectMs: number; initializeMs: number; listMs: number } | null
+}
+
 export interface McpToolCallContext {
   server: string
   tool: string

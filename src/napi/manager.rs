@@ -443,6 +443,33 @@ impl McpManager {
         }
         Ok(out)
     }
+
+    /// Every configured server's metrics, in config order (as `getStatus()`): tool calls by
+    /// outcome, latency percentiles, restarts, uptime, last error, stderr tail, connect timings.
+    #[napi(ts_return_type = "McpServerMetrics[]")]
+    pub fn get_metrics<'env>(&self, env: &'env Env) -> Result<Array<'env>> {
+        super::metrics::entries_to_js(env, self.inner.metrics())
+    }
+
+    /// `getMetrics()` in the Prometheus text exposition format 0.0.4.
+    #[napi]
+    pub fn metrics_text(&self) -> String {
+        self.inner.metrics_text()
+    }
+
+    /// Sends MCP `ping` to `server`; resolves the round trip in ms. An idle or lazy server with
+    /// no process is started for it, as a tool call starts it. Rejects (never throws) naming a
+    /// bad argument, an unknown server, one that is not ready, or a failed ping.
+    #[napi(ts_args_type = "server: string", ts_return_type = "Promise<number>")]
+    pub fn ping<'env>(&self, env: &'env Env, server: Unknown) -> Result<PromiseRaw<'env, f64>> {
+        let input = catalog::string_arg(server, "ping: server");
+        let manager = self.inner.clone();
+        checked_promise(
+            env,
+            input,
+            |server| async move { manager.ping(&server).await },
+        )
+    }
 }
 
 /// A promise of `run(input)`, or rejected with the reason when the arguments were bad: a

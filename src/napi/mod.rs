@@ -10,6 +10,7 @@ mod hooks;
 mod host_env;
 mod logger;
 mod manager;
+mod metrics;
 mod oauth;
 mod pin_store;
 mod result_shape;

@@ -12,6 +12,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::metrics::StartupTimings;
 use super::server::{Builtin, Server, ToolEntry};
 use crate::bridge;
 use crate::config::ProtocolChoice;
@@ -36,6 +37,34 @@ pub(super) struct Connected {
     pub tools: Vec<ToolEntry>,
     /// `stdio`, `streamable-http` or `sse`.
     pub transport: &'static str,
+    /// How long each step took.
+    pub startup: StartupTimings,
+}
+
+/// When an opening's transport was up (the process spawned, the HTTP transport set up, the
+/// SSE stream open), marked by the step that got it there; the rest of the opening is the
+/// handshake.
+#[derive(Default)]
+struct TransportUp(std::sync::Mutex<Option<Instant>>);
+
+impl TransportUp {
+    fn mark(&self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+    }
+
+    /// `(connect, handshake)` in ms of an opening that began at `begun` and ends now.
+    fn steps(&self, begun: Instant) -> (f64, f64) {
+        let up = self
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or(begun);
+        (millis(up - begun), millis(up.elapsed()))
+    }
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 /// What one connection attempt reads from outside: the host environment at this start, the
@@ -83,7 +112,8 @@ pub(super) async fn connect(
         deadline,
         lifecycle: Lifecycle::Initialize(PROTOCOL_VERSION),
     };
-    let (session, transport) = open_session(server, &attempt, &secrets, setup).await?;
+    let (session, transport, (connect_ms, initialize_ms)) =
+        open_session(server, &attempt, &secrets, setup).await?;
     // A 2026-07-28 session hears of list changes only on a stream it opens; the stream ends
     // with the session.
     let listening = CancellationToken::new();
@@ -102,6 +132,7 @@ pub(super) async fn connect(
     );
     let session = session.closing(listening.drop_guard());
     let grace = server.options.shutdown_grace;
+    let listing = Instant::now();
     let listed = tokio::select! {
         listed = tokio::time::timeout(connect_timeout, list_tools(server, session.peer())) => listed,
         _ = attempt.shutdown.cancelled() => {
@@ -111,11 +142,17 @@ pub(super) async fn connect(
     };
     match listed {
         Ok(Ok(tools)) => {
+            let startup = StartupTimings {
+                connect_ms,
+                initialize_ms,
+                list_ms: millis(listing.elapsed()),
+            };
             set_log_level(server, session.peer(), connect_timeout).await;
             Ok(Connected {
                 session,
                 tools,
                 transport,
+                startup,
             })
         }
         Ok(Err(error)) => {
@@ -143,12 +180,14 @@ pub(super) async fn connect(
 /// with `initialize` (what every server answers, and what an rmcp-based server needs first)
 /// and restarts the process into `server/discover` only when the server refuses the handshake
 /// naming a newer revision. Either way the way that worked is how the next start opens.
+/// Returns the session, its transport, and how long the opening that worked took to get its
+/// transport up and to run its handshake (ms).
 async fn open_session(
     server: &Server,
     attempt: &Attempt<'_>,
     secrets: &ResolvedSecrets,
     setup: SessionSetup,
-) -> Result<(Session, &'static str), ConnectError> {
+) -> Result<(Session, &'static str, (f64, f64)), ConnectError> {
     let config = &server.config;
     let remembered = server
         .opened_with
@@ -195,16 +234,19 @@ async fn open_session(
             setup.deadline = Instant::now() + (remaining / 2).min(DISCOVER_PROBE_LIMIT);
         }
         async move {
-            if stdio {
-                connect_stdio(server, inherit, &secrets.env, setup, attempt.shutdown)
+            let begun = Instant::now();
+            let up = TransportUp::default();
+            let opened = if stdio {
+                connect_stdio(server, inherit, &secrets.env, setup, attempt.shutdown, &up)
                     .await
                     .map(|s| (s, "stdio"))
             } else {
                 tokio::select! {
-                    remote = connect_remote(server, &secrets.headers, setup) => remote,
+                    remote = connect_remote(server, &secrets.headers, setup, &up) => remote,
                     _ = attempt.shutdown.cancelled() => Err(Opening::from(ConnectError::Shutdown)),
                 }
-            }
+            };
+            opened.map(|(session, transport)| (session, transport, up.steps(begun)))
         }
     };
     let probing = auto && first == Lifecycle::Discover && !stdio;
@@ -237,7 +279,7 @@ async fn open_session(
         }
         Err(failure) => Err(failure),
     };
-    let (session, transport) = outcome.map_err(|f| f.error)?;
+    let (session, transport, steps) = outcome.map_err(|f| f.error)?;
     if auto {
         let modern = session
             .peer()
@@ -250,7 +292,7 @@ async fn open_session(
         };
         *server.opened_with.lock().unwrap_or_else(|p| p.into_inner()) = Some(lifecycle);
     }
-    Ok((session, transport))
+    Ok((session, transport, steps))
 }
 
 /// The longest a `protocol: 'auto'` probe waits for an answer to `server/discover`.
@@ -377,6 +419,7 @@ async fn connect_stdio(
     env: &[(String, SecretString)],
     setup: SessionSetup,
     shutdown: &CancellationToken,
+    up: &TransportUp,
 ) -> Result<Session, Opening> {
     let config = &server.config;
     let command = config
@@ -397,9 +440,11 @@ async fn connect_stdio(
         fault: server.fault.clone(),
         grace,
         task_hints: server.fresh_task_hints(),
+        history: server.stderr.clone(),
     };
     let (mut process, transport, lane) =
         stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
+    up.mark();
     let router = server.progress.clone();
     lane.route_progress(Arc::new(move |p| router.route(p)));
     let connect_timeout = Duration::from_millis(config.timeout_ms);
@@ -507,6 +552,7 @@ async fn connect_remote(
     server: &Server,
     headers: &[(String, SecretString)],
     setup: SessionSetup,
+    up: &TransportUp,
 ) -> Result<(Session, &'static str), Opening> {
     let config = &server.config;
     let url = config.url.as_deref().ok_or_else(|| {
@@ -521,7 +567,7 @@ async fn connect_remote(
     let client = net::build_client(config.ca_file.as_deref(), connect_timeout)
         .map_err(ConnectError::Http)?;
     if config.transport == TransportKind::Sse {
-        let session = connect_sse(server, &target, client, headers, setup).await?;
+        let session = connect_sse(server, &target, client, headers, setup, up).await?;
         return Ok((session, "sse"));
     }
     let opening = setup.lifecycle.clone();
@@ -544,6 +590,7 @@ async fn connect_remote(
             .clone()
             .map(|o| o as Arc<dyn crate::transport::bearer::Bearer>),
     });
+    up.mark();
     let setup = SessionSetup {
         lost: Some(http.lost()),
         ..setup
@@ -601,7 +648,7 @@ async fn connect_remote(
          transport",
         config.name, target.shown
     ));
-    let session = connect_sse(server, &target, client, headers, fallback)
+    let session = connect_sse(server, &target, client, headers, fallback, up)
         .await
         .map_err(|e| {
             ConnectError::Http(format!(
@@ -617,6 +664,7 @@ async fn connect_sse(
     client: reqwest::Client,
     headers: reqwest::header::HeaderMap,
     setup: SessionSetup,
+    up: &TransportUp,
 ) -> Result<Session, ConnectError> {
     let config = &server.config;
     let connect_timeout = Duration::from_millis(config.timeout_ms);
@@ -640,6 +688,7 @@ async fn connect_sse(
     })
     .await
     .map_err(ConnectError::Http)?;
+    up.mark();
     match Session::initialize(transport, setup).await {
         Ok(session) => Ok(session),
         Err(failure @ (InitFailure::Failed(_) | InitFailure::Refused { .. })) => {

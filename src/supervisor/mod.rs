@@ -4,10 +4,12 @@
 //! first `tools/list`).
 
 mod connect;
+mod metrics;
 mod server;
 mod supervise;
 mod task_call;
 mod tool_cache;
 
+pub use metrics::{LATENCY_WINDOW, MetricsReading, Outcome, ServerMetrics, StartupTimings};
 pub use server::{Builtin, RuntimeOptions, Server, Snapshot, ToolEntry};
 pub use supervise::{SuperviseContext, restart_delay, supervise};

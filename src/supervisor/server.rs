@@ -20,7 +20,9 @@ use crate::session::{MAX_INPUT_ROUNDS, Progress, ProgressRouter};
 use crate::status::Status;
 use crate::transport::call_lane::{self, CallLane, LaneCall};
 use crate::transport::call_reply::Reply;
-use crate::transport::stdio::StreamFault;
+use crate::transport::stdio::{StderrTail, StreamFault};
+
+use super::metrics::ServerMetrics;
 use crate::transport::task_hints::TaskHints;
 
 /// A server tool as the agent sees it, built once per discovery.
@@ -136,6 +138,8 @@ pub struct Snapshot {
     pub running: bool,
     /// The protocol revision the last session negotiated (`2025-11-25`, …).
     pub protocol_version: Option<String>,
+    /// When the current session became ready (`None` while no session is up).
+    pub ready_since: Option<std::time::Instant>,
 }
 
 /// How often the timer anchor wakes (see `Server::arm_timer_anchor`): shorter than the usual
@@ -265,6 +269,10 @@ pub struct Server {
     /// Keeps a timer armed on the runtime once calls start (see [`Self::arm_timer_anchor`]);
     /// stops with the server.
     timer_anchor: std::sync::OnceLock<tokio_util::sync::DropGuard>,
+    /// Calls, restarts, the last error and connect timings (`getMetrics()`).
+    metrics: ServerMetrics,
+    /// The last lines the server wrote to stderr, across its restarts.
+    pub(super) stderr: StderrTail,
 }
 
 impl Server {
@@ -282,6 +290,7 @@ impl Server {
             transport: None,
             running: false,
             protocol_version: None,
+            ready_since: None,
         });
         let oauth = match (&config.auth, &config.url) {
             (Some(auth), Some(url)) => crate::oauth::Authorizer::new(
@@ -313,7 +322,20 @@ impl Server {
             opened_with: std::sync::Mutex::new(None),
             task_hints: std::sync::Mutex::new(Arc::default()),
             timer_anchor: std::sync::OnceLock::new(),
+            metrics: ServerMetrics::default(),
+            stderr: StderrTail::default(),
         })
+    }
+
+    /// What the server has done since the manager started (see [`ServerMetrics`]).
+    pub fn metrics(&self) -> &ServerMetrics {
+        &self.metrics
+    }
+
+    /// The last lines the server wrote to stderr (masked as they were logged), oldest first,
+    /// kept across restarts.
+    pub fn stderr_tail(&self) -> Vec<String> {
+        self.stderr.lines()
     }
 
     /// What the current session's server said about tasks.
@@ -391,12 +413,25 @@ impl Server {
                 s.peer = None;
                 s.lane = None;
                 s.running = false;
+                s.ready_since = None;
             }
         });
+        // Masked as the status event masks it, once for both.
+        let why = why.map(|w| self.log.redactor().redact(w).into_owned());
+        if let Some(why) = &why {
+            self.metrics.record_error(why.clone());
+        }
         self.emit_status(status, previous, why);
     }
 
-    fn emit_status(&self, status: Status, previous: Status, why: Option<&str>) {
+    /// The server failed to start for a reason a restart would not change (`why`, masked
+    /// here): its last error, without a status event of its own.
+    pub(super) fn record_start_failure(&self, why: &str) {
+        self.metrics
+            .record_error(self.log.redactor().redact(why).into_owned());
+    }
+
+    fn emit_status(&self, status: Status, previous: Status, why: Option<String>) {
         if previous == status {
             return;
         }
@@ -404,7 +439,7 @@ impl Server {
             server: self.config.name.clone(),
             status,
             previous,
-            error: why.map(|w| self.log.redactor().redact(w).into_owned()),
+            error: why,
         });
     }
 
@@ -425,6 +460,7 @@ impl Server {
             s.tools = Arc::new(tools);
             s.transport = Some(transport);
             s.running = true;
+            s.ready_since = Some(std::time::Instant::now());
         });
         self.emit_status(Status::Ready, previous, None);
         self.published.notify_waiters();
@@ -452,6 +488,7 @@ impl Server {
             s.peer = None;
             s.lane = None;
             s.running = false;
+            s.ready_since = None;
             if let Some(tools) = tools {
                 s.tools = Arc::new(tools);
             }
@@ -568,6 +605,25 @@ impl Server {
     /// The peer to talk to, or the contract's not-ready error.
     pub fn ready_peer(&self) -> Result<Peer<RoleClient>, CallError> {
         self.ready_live().map(|live| live.peer)
+    }
+
+    /// Sends `ping` and returns the round trip in ms. An idle or lazy server with no process is
+    /// started for it, as a call starts it (and, like a call, it counts as activity for
+    /// `idleTimeoutMs`); the answer is waited for within the connect `timeout`.
+    pub async fn ping(&self, cancel: &CancellationToken) -> Result<f64, CallError> {
+        let _active = self.begin_call();
+        let peer = self.awake_peer(cancel).await?;
+        let timeout = self.request_timeout();
+        let request = ClientRequest::PingRequest(rmcp::model::PingRequest::default());
+        let started = std::time::Instant::now();
+        tokio::select! {
+            answer = tokio::time::timeout(timeout, peer.send_request(request)) => match answer {
+                Ok(Ok(_)) => Ok(started.elapsed().as_secs_f64() * 1000.0),
+                Ok(Err(error)) => Err(CallError::from_service(error)),
+                Err(_) => Err(CallError::Timeout(timeout)),
+            },
+            _ = cancel.cancelled() => Err(CallError::Aborted),
+        }
     }
 
     fn ready_live(&self) -> Result<Live, CallError> {

@@ -111,8 +111,10 @@ pub async fn supervise(
                 mut session,
                 tools,
                 transport,
+                startup,
             }) => {
                 let count = tools.len();
+                server.metrics().record_startup(startup);
                 if let Some(cache) = &cache {
                     cache.store(&server, &tools);
                 }
@@ -169,6 +171,7 @@ pub async fn supervise(
             Err(error) if !error.retryable() => {
                 // A secret problem is a configuration problem: no restart loop for it.
                 log.error(&format!("MCP server '{name}' failed to start: {error}"));
+                server.record_start_failure(&error.to_string());
                 server.set_status(Status::Disconnected);
                 signal_first();
                 shutdown.cancelled().await;
@@ -202,6 +205,8 @@ pub async fn supervise(
             _ = tokio::time::sleep(delay) => {}
             _ = shutdown.cancelled() => break 'life,
         }
+        // Counted as it happens, and never reset (unlike the backoff's count).
+        server.metrics().record_restart();
     }
     signal_first();
     server.set_status(Status::Closed);

@@ -25,7 +25,7 @@ use super::stdio_lines::CheckedLines;
 pub use super::stdio_lines::StreamFault;
 use crate::log::Log;
 
-/// Lines of stderr kept for error messages.
+/// Lines of stderr kept for error messages (and per server, for `getMetrics()`).
 const STDERR_TAIL_LINES: usize = 20;
 /// A longer stderr line is cut (the rest is dropped, not buffered).
 const STDERR_MAX_LINE: usize = 4096;
@@ -51,6 +51,9 @@ pub struct SpawnSpec<'a> {
     pub grace: Duration,
     /// Shown every line the server writes (what rmcp's types drop about tasks).
     pub task_hints: std::sync::Arc<super::task_hints::TaskHints>,
+    /// Also given every stderr line (masked, as logged): the owner's tail, which outlives this
+    /// process (the process's own tail is for its start-failure message).
+    pub history: StderrTail,
 }
 
 /// The last lines a server wrote to stderr.
@@ -151,7 +154,7 @@ pub fn spawn(
     let tail = StderrTail::default();
     let stderr_task = tokio::spawn(forward_stderr(
         stderr,
-        tail.clone(),
+        [tail.clone(), spec.history.clone()],
         log.clone(),
         spec.server.to_owned(),
     ));
@@ -184,7 +187,7 @@ pub fn spawn(
 
 async fn forward_stderr(
     stderr: tokio::process::ChildStderr,
-    tail: StderrTail,
+    [tail, history]: [StderrTail; 2],
     log: Log,
     server: String,
 ) {
@@ -203,6 +206,7 @@ async fn forward_stderr(
         }
         let line = log.redactor().redact(line).into_owned();
         log.warn(&format!("MCP server '{server}' stderr: {line}"));
+        history.push(line.clone());
         tail.push(line);
     }
 }
