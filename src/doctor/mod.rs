@@ -151,6 +151,13 @@ pub async fn run(input: &Value, options: &DoctorOptions) -> Vec<Finding> {
     out
 }
 
+impl Finding {
+    /// The one finding of a config that does not load, with the loader's message.
+    pub fn config_invalid(message: String) -> Self {
+        config_invalid(message)
+    }
+}
+
 fn config_invalid(message: String) -> Finding {
     Finding::new(
         Severity::Error,

@@ -62,7 +62,10 @@ fn certificate_problem(chain: &str, host: &str) -> (String, String) {
         (
             "the server presents a CA certificate as its own (a self-signed CA certificate)"
                 .to_owned(),
-            ca_fix.to_owned(),
+            "give the server a leaf certificate (basicConstraints CA:FALSE, its host name in \
+             subjectAltName) signed by a CA, and if that CA is private set \"caFile\" to it: \
+             \"caFile\" cannot make a CA certificate acceptable as a server's own"
+                .to_owned(),
         )
     } else if lower.contains("expired") {
         (
