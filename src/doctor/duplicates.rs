@@ -34,11 +34,10 @@ pub(super) fn check(servers: &[&ServerConfig]) -> Vec<(usize, Finding)> {
                         quoted(&server.name),
                         quoted(&earlier.name)
                     ),
-                    format!(
-                        "remove one of them, or keep both on purpose (different env) and ignore \
-                         this; with one manager per agent, manager.view({{ servers }}) shares \
-                         one server between agents"
-                    ),
+                    "remove one of them, or keep both on purpose (different env) and ignore \
+                     this; with one manager per agent, manager.view({ servers }) shares one \
+                     server between agents"
+                        .to_owned(),
                 ),
             ));
         }
