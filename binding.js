@@ -839,6 +839,7 @@ module.exports.McpManager = nativeBinding.McpManager
 module.exports.McpView = nativeBinding.McpView
 module.exports.detectInjection = nativeBinding.detectInjection
 module.exports.detectSuspiciousPatterns = nativeBinding.detectSuspiciousPatterns
+module.exports.doctorMcpConfig = nativeBinding.doctorMcpConfig
 module.exports.inspectMcpConfig = nativeBinding.inspectMcpConfig
 module.exports.loadMcpConfig = nativeBinding.loadMcpConfig
 module.exports.managerConfigsForOpenclaw = nativeBinding.managerConfigsForOpenclaw

@@ -11,6 +11,7 @@ pub mod atomic_file;
 pub mod bridge;
 pub mod config;
 pub mod digest;
+pub mod doctor;
 pub mod error;
 pub mod events;
 pub mod heap;

@@ -3,6 +3,7 @@
 import {
   McpManager,
   detectSuspiciousPatterns,
+  doctorMcpConfig,
   loadMcpConfig,
   nativeVersion,
   parseSecretUri,
@@ -14,6 +15,8 @@ import {
   wrapExternalContent,
   type AgentTool,
   type AgentToolResult,
+  type DoctorFinding,
+  type DoctorOptions,
   type McpConfig,
   type McpLogger,
   type McpReloadReport,
@@ -159,3 +162,22 @@ void one
 void many
 void loaded
 void version
+
+async function doctor(): Promise<void> {
+  const options: DoctorOptions = {
+    agent: 'main',
+    env: { PATH: '/usr/bin', UNSET: undefined },
+    network: true,
+    timeoutMs: 2000,
+    tools: { files: ['read_file'] },
+    toolNames: 'openclaw',
+  }
+  const findings: DoctorFinding[] = await doctorMcpConfig(config, options)
+  for (const f of findings) {
+    const severity: 'error' | 'warning' | 'info' = f.severity
+    const where: string | undefined = f.field ?? f.server
+    console.log(severity, f.code, where, f.message, f.fix)
+  }
+  await doctorMcpConfig(JSON.parse('{}') as unknown)
+}
+void doctor

@@ -425,3 +425,56 @@ pub fn resolve_secrets<'env>(env: &'env Env, record: Unknown) -> Result<PromiseR
 pub fn native_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
+
+/// Lints a config of any shape the package reads (`loadMcpConfig`'s), resolving its secret
+/// references and, with `network: true`, probing its remote servers. Resolves to the findings;
+/// a config that does not load is one `config-invalid` finding. Rejects only for options of the
+/// wrong type (naming the option); never throws.
+#[napi(
+    ts_args_type = "input: unknown, options?: DoctorOptions",
+    ts_return_type = "Promise<DoctorFinding[]>"
+)]
+pub fn doctor_mcp_config<'env>(
+    env: &'env Env,
+    input: Unknown,
+    options: Option<Unknown>,
+) -> Result<PromiseRaw<'env, Value>> {
+    let prepared = doctor_input(env, input, options);
+    env.spawn_future(async move {
+        let (input, options) = prepared?;
+        let findings = match input {
+            Ok(input) => crate::doctor::run(&input, &options).await,
+            // Not JSON at all (a function, a cycle, a BigInt): a config that does not load.
+            Err(why) => vec![crate::doctor::Finding::config_invalid(why)],
+        };
+        serde_json::to_value(findings)
+            .map_err(|e| Error::new(Status::GenericFailure, e.to_string()))
+    })
+}
+
+/// The input (or why it is not JSON) and the options, `process.env` standing in for an absent
+/// `options.env`. An error here is the promise's rejection.
+fn doctor_input(
+    env: &Env,
+    input: Unknown,
+    options: Option<Unknown>,
+) -> Result<(
+    std::result::Result<Value, String>,
+    crate::doctor::DoctorOptions,
+)> {
+    let invalid = |why: String| Error::new(Status::InvalidArg, format!("doctorMcpConfig: {why}"));
+    let options = match options {
+        None => Value::Null,
+        Some(value) => super::json_from_js(env, value)
+            .map_err(|e| invalid(format!("options: {}", e.reason)))?,
+    };
+    let mut options = crate::doctor::DoctorOptions::from_json(&options).map_err(invalid)?;
+    if options.env.is_none() {
+        let read = super::host_env::reader(env)?;
+        if let crate::secrets::EnvSource::Fixed(vars) = super::host_env::read_now(&read) {
+            options.env = Some((*vars).clone());
+        }
+    }
+    let input = super::json_from_js(env, input).map_err(|e| e.reason.clone());
+    Ok((input, options))
+}

@@ -470,3 +470,52 @@ export interface McpOAuthOptions {
   /** A directory for the default file store (created with mode 0700). Not with `store`. */
   dir?: string
 }
+
+/** What `doctorMcpConfig` reports, by code:
+ *  - `config-invalid` (error): the config does not load (the loader's message);
+ *  - `plaintext-credential` (warning): a literal credential in `env`, `headers`, `args`, the
+ *    URL or `auth`;
+ *  - `unpinned-package` (warning): an `npx`/`bunx`/`pnpm dlx`/`yarn dlx`/`uvx`/`uv tool run`/
+ *    `pipx run` package without a version (or with a tag such as `latest`);
+ *  - `command-not-found` (error): a stdio `command` that is not an executable file or not on PATH;
+ *  - `loader-hijack-env` (warning): `LD_PRELOAD`, `NODE_OPTIONS`, … set in the host environment
+ *    (no `server`) or passed to a server explicitly;
+ *  - `insecure-url` (warning): `http://` to a host other than loopback; `invalid-url` (error);
+ *  - `secret-unresolved` (error): a `secret://`, SecretRef or `${VAR}` that does not resolve;
+ *  - `url-unreachable`, `tls-failure` (errors): with `network: true`;
+ *  - `tool-name-unsafe`, `tool-name-collision` (warnings): with `tools`;
+ *  - `duplicate-server` (info), `config-ignored` (info: what the loader ignored).
+ *  No finding ever holds a secret value. */
+export interface DoctorFinding {
+  severity: 'error' | 'warning' | 'info'
+  code: string
+  /** The server's config key; absent for findings about the host or the whole config. */
+  server?: string
+  /** The config path, e.g. `servers.github.env.GITHUB_TOKEN`. */
+  field?: string
+  message: string
+  /** The change that fixes it. */
+  fix: string
+}
+
+/** `doctorMcpConfig`'s options. */
+export interface DoctorOptions {
+  /** With an `openclaw.json`: the agent whose servers to check. */
+  agent?: string
+  /** Skip shape detection (as `loadMcpConfig`). */
+  shape?: 'mcp' | 'openclaw' | 'openclaw-mcp' | 'mcpServers' | 'acp'
+  /** The host environment to check against (PATH, loader-hijack variables, what `secret://env/…`
+   *  and `${VAR}` read); default `process.env`. */
+  env?: Record<string, string | undefined>
+  /** Probe each enabled http/sse server's URL once (no credentials sent). Default false. */
+  network?: boolean
+  /** The probe's deadline in ms. Default 5000. */
+  timeoutMs?: number
+  /** Per server, its tools' own names as it lists them: enables the tool-name lints. */
+  tools?: Record<string, string[]>
+  /** The naming scheme the manager uses. Default 'compat'. */
+  toolNames?: 'compat' | 'openclaw'
+  /** OpenClaw's `secrets.providers`, for SecretRefs with `source: 'file' | 'exec'` (default:
+   *  those of the input when it is an `openclaw.json`). */
+  secretProviders?: Record<string, unknown>
+}
