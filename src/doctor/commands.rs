@@ -203,9 +203,10 @@ mod tests {
     use serde_json::{Value, json};
 
     fn host(path: &str) -> HostEnv {
-        HostEnv::new(Some(
-            [("PATH".to_owned(), path.to_owned())].into_iter().collect(),
-        ))
+        HostEnv::new(
+            Some([("PATH".to_owned(), path.to_owned())].into_iter().collect()),
+            false,
+        )
     }
 
     fn findings(server_json: Value, host: &HostEnv) -> Vec<Finding> {
@@ -270,7 +271,7 @@ mod tests {
         assert_eq!(
             findings(
                 json!({"command": "my-server", "env": {"PATH": "${TOOLS}"}}),
-                &HostEnv::new(Some(h))
+                &HostEnv::new(Some(h), false)
             ),
             []
         );

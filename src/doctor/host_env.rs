@@ -21,11 +21,12 @@ pub(super) struct HostEnv {
 }
 
 impl HostEnv {
-    pub fn new(given: Option<BTreeMap<String, String>>) -> Self {
+    /// `is_host`: `given` is the host's own environment, read for the caller.
+    pub fn new(given: Option<BTreeMap<String, String>>, is_host: bool) -> Self {
         match given {
             Some(vars) => Self {
                 vars: Arc::new(vars),
-                given: true,
+                given: !is_host,
             },
             None => Self {
                 vars: Arc::new(
@@ -139,16 +140,19 @@ mod tests {
 
     #[test]
     fn host_variables_are_named_never_shown() {
-        let host = HostEnv::new(Some(
-            [
-                ("LD_PRELOAD", "/tmp/evil.so"),
-                ("PATH", "/bin"),
-                ("NODE_OPTIONS", "--require /tmp/x.js"),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect(),
-        ));
+        let host = HostEnv::new(
+            Some(
+                [
+                    ("LD_PRELOAD", "/tmp/evil.so"),
+                    ("PATH", "/bin"),
+                    ("NODE_OPTIONS", "--require /tmp/x.js"),
+                ]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+            ),
+            false,
+        );
         let mut out = Vec::new();
         check_host(&host, &mut out);
         assert_eq!(codes(&out), [CODE, CODE]);

@@ -97,7 +97,7 @@ pub async fn run(input: &Value, options: &DoctorOptions) -> Vec<Finding> {
         Err(message) => return vec![config_invalid(message)],
     };
     let servers: Vec<&ServerConfig> = loaded.servers.iter().collect();
-    let host = host_env::HostEnv::new(options.env.clone());
+    let host = host_env::HostEnv::new(options.env.clone(), options.env_is_host);
 
     let mut per_server: Vec<Vec<Finding>> = vec![Vec::new(); servers.len()];
     for (at, server) in servers.iter().enumerate() {

@@ -22,6 +22,9 @@ pub struct DoctorOptions {
     /// The host environment (`PATH`, loader-hijack variables, what `secret://env/…` and
     /// `${VAR}` read); `None`: this process's.
     pub env: Option<BTreeMap<String, String>>,
+    /// `env` is the host's own environment read for the caller (Node's `process.env`), so
+    /// messages call it "the process environment", not `options.env`.
+    pub env_is_host: bool,
     /// Probe each remote server's URL (off by default).
     pub network: bool,
     /// The deadline of each probe.
@@ -41,6 +44,7 @@ impl Default for DoctorOptions {
             agent: None,
             shape: None,
             env: None,
+            env_is_host: false,
             network: false,
             timeout: DEFAULT_TIMEOUT,
             tools: None,

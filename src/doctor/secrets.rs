@@ -137,11 +137,14 @@ mod tests {
     use serde_json::json;
 
     fn host(vars: &[(&str, &str)]) -> HostEnv {
-        HostEnv::new(Some(
-            vars.iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-        ))
+        HostEnv::new(
+            Some(
+                vars.iter()
+                    .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                    .collect(),
+            ),
+            false,
+        )
     }
 
     #[tokio::test]

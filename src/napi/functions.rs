@@ -473,6 +473,7 @@ fn doctor_input(
         let read = super::host_env::reader(env)?;
         if let crate::secrets::EnvSource::Fixed(vars) = super::host_env::read_now(&read) {
             options.env = Some((*vars).clone());
+            options.env_is_host = true;
         }
     }
     let input = super::json_from_js(env, input).map_err(|e| e.reason.clone());
