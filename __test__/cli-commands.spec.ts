@@ -2,8 +2,9 @@
 // doctor|import), end to end: real child processes (the CLI and the MCP servers it starts), exit
 // codes, what goes to stdout and what to stderr.
 
-import { spawnSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
+import https from 'node:https'
 import net from 'node:net'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -11,8 +12,8 @@ import { cleanup, CLI, ECHO_SERVER, exitWithin, FAULT_BUILTIN_TOOLS, FAULT_SERVE
 
 afterEach(cleanup)
 
-async function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const p = spawnNode([CLI, ...args], { env: { ...process.env, COLUMNS: '100', ...env } })
+async function runCli(args: string[], env: NodeJS.ProcessEnv = {}, base: NodeJS.ProcessEnv = process.env) {
+  const p = spawnNode([CLI, ...args], { env: { ...base, COLUMNS: '100', ...env } })
   const exit = await exitWithin(p, 30_000)
   return { ...exit, stdout: p.stdout(), stderr: p.stderr() }
 }
@@ -85,6 +86,15 @@ describe('CLI status', () => {
     expect(count(r.stderr, 'connection refused')).toBe(1)
     expect(r.stderr).toMatch(/✗ gone: failed \(.*\): cannot connect to/)
     expect(r.stdout).toMatch(/^gone\s+http\s.*error.*connection refused/m)
+  })
+
+  it('a start that fails before connecting (a secret that does not resolve) is shown as failed, its error once', async () => {
+    const file = faultConfig([], 'vault', { env: { API_KEY: 'secret://env/MCP_NATIVE_CLI_TEST_UNSET' } })
+    const r = await runCli(['status', '--config', file])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^✗ vault: failed \(.*\): Environment variable 'MCP_NATIVE_CLI_TEST_UNSET' not set/m)
+    expect(count(r.stderr, "Environment variable 'MCP_NATIVE_CLI_TEST_UNSET' not set"), r.stderr).toBe(1)
+    expect(r.stdout).toMatch(/^vault\s+stdio\s.*Environment variable 'MCP_NATIVE_CLI_TEST_UNSET' not set/m)
   })
 
   it('--timeout bounds the start: a server still starting is reported as timed out', async () => {
@@ -280,3 +290,108 @@ describe('CLI usage', () => {
     expect(r.stdout).toMatch(/\u001b\[1A\r\u001b\[2K✓ example: ready, 4 tools/)
   })
 })
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** An HTTPS server on 127.0.0.1 with a self-signed certificate (no client trusts it). */
+async function selfSignedServer(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const key = path.join(dir, 'key.pem')
+  const cert = path.join(dir, 'cert.pem')
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' })
+  const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_req, res) => res.writeHead(404).end())
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as net.AddressInfo
+  return { url: `https://127.0.0.1:${port}/mcp`, close: () => new Promise<void>((r) => server.close(() => r())) }
+}
+
+describe('CLI doctor', () => {
+  it.skipIf(!hasOpenssl())('reports each problem of a config once, with its fix, and never a secret value; exit 2', async () => {
+    const dir = tempDir()
+    const token = 'ghp_' + 'Zq8'.repeat(12)
+    const tls = await selfSignedServer(dir)
+    try {
+      const tools = (name: string, names: string[]) =>
+        writeJson(dir, `${name}.json`, names.map((n) => ({ name: n, description: `tool ${n}`, inputSchema: { type: 'object' } })))
+      const file = writeJson(dir, 'claude_desktop_config.json', {
+        mcpServers: {
+          github: { command: NODE, args: [ECHO_SERVER], env: { GITHUB_TOKEN: token } },
+          memory: { command: 'npx', args: ['--no-install', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: path.join(dir, 'memory.jsonl') } },
+          missing: { command: 'mcp-server-that-is-not-installed' },
+          refused: { type: 'http', url: `http://127.0.0.1:${await closedPort()}/mcp` },
+          tls: { type: 'http', url: tls.url },
+          vault: { command: NODE, args: [FAULT_SERVER, '--stderr-chatter'], env: { API_KEY: 'secret://env/MCP_NATIVE_DOCTOR_UNSET' } },
+          crashing: { command: NODE, args: [FAULT_SERVER, '--exit-at-start'] },
+          a: { command: NODE, args: [FAULT_SERVER, '--tools-file', tools('a', ['b_c', 'x'.repeat(70)])] },
+          a_b: { command: NODE, args: [FAULT_SERVER, '--tools-file', tools('a_b', ['c'])] },
+        },
+      })
+      const r = await runCli(['doctor', '--config', file, '--timeout', '10s', '--json'], { NODE_OPTIONS: '--no-deprecation' })
+      expect(r.code, r.stderr).toBe(2)
+      const findings = JSON.parse(r.stdout) as Array<{ severity: string; code: string; server?: string; message: string; fix: string }>
+      const key = (f: { code: string; server?: string }) => `${f.code} ${f.server ?? '-'}`
+      const keys = findings.map(key)
+      expect(new Set(keys).size, keys.join('\n')).toBe(keys.length)
+      for (const want of [
+        'plaintext-credential github',
+        'unpinned-package memory',
+        'command-not-found missing',
+        'url-unreachable refused',
+        'tls-failure tls',
+        'secret-unresolved vault',
+        'server-failed crashing',
+        'tool-name-unsafe a',
+        'tool-name-collision a_b',
+        'loader-hijack-env -',
+      ]) expect(keys, keys.join('\n')).toContain(want)
+      // A server whose failure a finding already explains is not reported again as failed.
+      for (const s of ['missing', 'refused', 'tls', 'vault']) expect(keys).not.toContain(`server-failed ${s}`)
+      for (const f of findings) expect(f.fix.length, key(f)).toBeGreaterThan(10)
+      expect(findings.find((f) => f.code === 'server-failed')!.message).toContain('fault-server: exiting at start (code 3)')
+      // The CLI passes no env: the host's own is read, and named as such (it said 'options.env').
+      expect(findings.find((f) => f.code === 'command-not-found')!.message).toContain('on the PATH from the process environment')
+      expect(r.stdout + r.stderr).not.toContain(token)
+      expect(r.stdout + r.stderr).not.toContain(token.slice(4, 16))
+
+      const text = await runCli(['doctor', '--config', file, '--timeout', '10s'], { NODE_OPTIONS: '--no-deprecation' })
+      expect(text.code).toBe(2)
+      expect(text.stdout).toMatch(/^warning plaintext-credential  \(github: servers\.github\.env\.GITHUB_TOKEN\)$/m)
+      expect(text.stdout).toMatch(/^        fix: .*"GITHUB_TOKEN": "secret:\/\/env\/GITHUB_TOKEN"/m)
+      expect(text.stdout).toMatch(/^\d+ error\(s\), \d+ warning\(s\), \d+ note\(s\)$/m)
+      expect(text.stdout + text.stderr).not.toContain(token)
+    } finally {
+      await tls.close()
+    }
+  })
+
+  it('a clean config: no problems, exit 0; warnings only: exit 1; --offline starts nothing', async () => {
+    // Whatever loader-hijack variables this machine sets (doctor would rightly warn of them).
+    const hijack = /^(LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|BASH_ENV|ENV|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|GCONV_PATH|DYLD_.*)$/
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !hijack.test(k)))
+    const clean = await runCli(['doctor'], {}, env)
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0)
+    expect(clean.stdout).toContain('No problems found.')
+    const dir = tempDir()
+    const pidfile = path.join(dir, 'pid')
+    const file = writeJson(dir, 'mcp.json', { servers: { s: { command: NODE, args: [FAULT_SERVER, '--pidfile', pidfile], env: { API_TOKEN: 'plain-text-value-123' } } } })
+    const warned = await runCli(['doctor', '--config', file, '--offline'], {}, env)
+    expect(warned.code, warned.stdout + warned.stderr).toBe(1)
+    expect(warned.stdout).toContain('plaintext-credential')
+    expect(warned.stdout).not.toContain('plain-text-value-123')
+    expect(fs.existsSync(pidfile)).toBe(false)
+  })
+
+  it('a config that does not load is one config-invalid error', async () => {
+    const file = writeJson(tempDir(), 'mcp.json', { servers: { s: { command: 3 } } })
+    const r = await runCli(['doctor', '--config', file])
+    expect(r.code).toBe(2)
+    expect(r.stdout).toMatch(/^error   config-invalid$/m)
+  })
+})
+

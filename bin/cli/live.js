@@ -21,7 +21,9 @@ class StartDisplay {
 
   attach(manager) {
     this.manager = manager
-    this.listener = (e) => this.update(e.server, e.status, e.error)
+    // A start that fails before connecting (a secret that does not resolve) goes back to
+    // `disconnected` rather than to `error`.
+    this.listener = (e) => this.update(e.server, e.previous === 'connecting' && e.status === 'disconnected' ? 'error' : e.status, e.error)
     manager.on('status', this.listener)
     if (this.enabled && this.tty) this.draw()
   }
@@ -35,6 +37,7 @@ class StartDisplay {
       row.ms = Date.now() - this.began
       const entry = this.manager && this.manager.getStatus().find((s) => s.name === server)
       row.tools = entry ? entry.toolCount : 0
+      if (status !== 'ready' && !row.error) row.error = this.lastError(server)
     }
     if (!this.enabled) return
     if (this.tty) this.draw()
@@ -42,6 +45,11 @@ class StartDisplay {
       row.printed = true
       this.stream.write(this.text(server, row, 160) + '\n')
     }
+  }
+
+  lastError(server) {
+    const m = this.manager && this.manager.getMetrics().find((x) => x.server === server)
+    return (m && m.lastError) || null
   }
 
   /** Servers still starting when the time ran out are shown as timed out. */

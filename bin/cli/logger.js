@@ -11,8 +11,11 @@ class CliLogger {
   constructor({ verbose = false, quiet = false } = {}) {
     this.verbose = verbose
     this.quiet = quiet
+    // Set by a command whose own report covers what the manager warns of (doctor).
+    this.reportOnly = false
     this.printed = new Set()
     this.held = null
+    this.shown = []
     this.tails = new Map()
   }
 
@@ -45,12 +48,14 @@ class CliLogger {
       process.stderr.write(`[${level}] ${text}\n`)
       return
     }
-    if (stderr || level === 'debug' || level === 'info' || (this.quiet && level === 'warn')) return
+    if (stderr || level === 'debug' || level === 'info' || ((this.quiet || this.reportOnly) && level === 'warn')) return
+    if (this.reportOnly) return
     if (this.held) this.held.push([level, text])
     else this.once(level, text)
   }
 
   once(level, text) {
+    if (this.shown.some((s) => s && text.includes(s))) return
     const key = `${level} ${text}`
     if (this.printed.has(key)) return
     this.printed.add(key)
@@ -62,14 +67,13 @@ class CliLogger {
     if (!this.verbose) this.held = this.held || []
   }
 
-  /** Prints what was held, once each, leaving out lines that contain an error already shown. */
+  /** Prints what was held, once each; from now on leaves out lines that contain an error shown. */
   release(shown = []) {
     const held = this.held || []
     this.held = null
-    for (const [level, text] of held) {
-      if (shown.some((s) => s && text.includes(s))) continue
-      this.once(level, text)
-    }
+    // Lines that arrive later (logging crosses threads) are checked against these too.
+    this.shown = this.shown.concat(shown)
+    for (const [level, text] of held) this.once(level, text)
   }
 
   /** The last stderr lines of `server` (its own, as it wrote them), oldest first. */
