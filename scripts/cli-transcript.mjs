@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// Writes docs/cli.md: every subcommand of the command-line tool run on the built-in example and on
+// a config of real servers (server-everything, filesystem and memory over stdio, server-everything
+// over Streamable HTTP), with what it printed. Run it again after changing the CLI:
+//   node scripts/cli-transcript.mjs            (needs `npm install` and `npm run build`)
+import { spawn, spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const CLI = path.join(ROOT, 'bin', 'mcp-native.js')
+const OUT = process.argv[2] || path.join(ROOT, 'docs', 'cli.md')
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-native-cli-'))
+const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => resolve(port))
+    })
+    s.on('error', reject)
+  })
+}
+
+async function waitForHttp(url, child) {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server-everything exited (${child.exitCode}) before listening`)
+    try {
+      await fetch(url)
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+  throw new Error(`${url} did not answer within 15 s`)
+}
+
+const port = await freePort()
+const http = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+const url = `http://127.0.0.1:${port}/mcp`
+
+const files = path.join(work, 'files')
+fs.mkdirSync(files)
+fs.writeFileSync(path.join(files, 'notes.txt'), 'MCP servers as agent tools.\n')
+// A Claude Desktop config, as users have them: npx with pinned versions (installed locally).
+const config = path.join(work, 'claude_desktop_config.json')
+fs.writeFileSync(config, JSON.stringify({
+  mcpServers: {
+    everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31'] },
+    filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem@2026.8.31', files] },
+    memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory@2026.8.31'], env: { MEMORY_FILE_PATH: path.join(work, 'memory.jsonl') } },
+    'everything-http': { type: 'http', url },
+  },
+}, null, 2))
+// A config with problems for doctor: one of each kind it checks without a network.
+const broken = path.join(work, 'broken.json')
+fs.writeFileSync(broken, JSON.stringify({
+  mcpServers: {
+    github: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_' + 'x'.repeat(36) } },
+    missing: { command: 'mcp-server-that-is-not-installed' },
+    vault: { command: process.execPath, args: [path.join(ROOT, 'examples', 'echo-server.mjs')], env: { API_KEY: 'secret://env/MCP_NATIVE_TRANSCRIPT_UNSET' } },
+    refused: { type: 'http', url: 'http://127.0.0.1:9/mcp' },
+  },
+}, null, 2))
+
+const shown = (p) => p.split(work).join('/tmp/demo').split(ROOT).join('.').split(String(port)).join('PORT')
+const runs = [
+  ['The built-in example', []],
+  ['', ['status']],
+  ['', ['tools']],
+  ['', ['call', 'mcp_example_add', '--args', '{"a":40,"b":2}']],
+  ['', ['probe', 'example']],
+  ['', ['resources']],
+  ['', ['doctor', '--offline']],
+  ['A Claude Desktop config of real servers', ['status', '--config', config]],
+  ['', ['tools', 'memory', '--config', config]],
+  ['', ['tools', 'everything', '--config', config, '--full']],
+  ['', ['call', 'mcp_everything_trigger-long-running-operation', '--args', '{"duration":1,"steps":4}', '--config', config]],
+  ['', ['call', 'mcp_filesystem_read_text_file', '--args', JSON.stringify({ path: path.join(files, 'notes.txt') }), '--config', config]],
+  ['', ['prompts', '--config', config]],
+  ['', ['resources', '--config', config, '--json']],
+  ['', ['probe', 'everything-http', '--config', config]],
+  ['', ['probe', 'filesystem', '--config', config, '--json']],
+  ['', ['doctor', '--config', config]],
+  ['', ['import', config, '--to', 'openclaw']],
+  ['A config with problems', ['doctor', '--config', broken, '--timeout', '10s']],
+  ['Errors name the flag or file they come from', ['call', 'mcp_example_echo', '--args', '{text: hi}']],
+  ['', ['status', '--config', path.join(work, 'nope.json')]],
+]
+
+let md = `# The command-line tool: a transcript
+
+Every subcommand of \`openclaw-mcp-native\` (\`bin/mcp-native.js\`), run on the built-in example and
+on a Claude Desktop config of real servers: \`@modelcontextprotocol/server-everything\`,
+\`server-filesystem\` and \`server-memory\` over stdio (through \`npx\`, versions pinned), and
+server-everything over Streamable HTTP on 127.0.0.1. Written by \`node scripts/cli-transcript.mjs\`
+(${new Date().toISOString().slice(0, 10)}); stdout and stderr together, in the order written (not a TTY here,
+so the start display prints one plain line per server; on a terminal it redraws one line per server). Temporary paths read \`/tmp/demo\`, the port \`PORT\`.
+
+The config of real servers:
+
+\`\`\`json
+${shown(fs.readFileSync(config, 'utf8'))}
+\`\`\`
+`
+for (const [title, args] of runs) {
+  if (title) md += `\n## ${title}\n`
+  // stdout and stderr through one pipe, so they read in the order they were written.
+  const r = spawnSync('sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, COLUMNS: '100' }, timeout: 120_000 })
+  const cmd = ['openclaw-mcp-native', ...args.map((a) => (/^[\w./:@=-]+$/.test(a) ? a : `'${a}'`))].join(' ')
+  md += `\n\`\`\`console\n$ ${shown(cmd)}\n${shown(r.stdout || '').trimEnd()}\n[exit ${r.status}]\n\`\`\`\n`
+}
+http.kill()
+fs.rmSync(work, { recursive: true, force: true })
+fs.writeFileSync(OUT, md)
+console.log(`wrote ${OUT}`)
