@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use url::Url;
 
-use super::{Finding, Severity, server_path};
+use super::{Finding, Severity, auth_secrets, server_path};
 use crate::config::ServerConfig;
 use crate::secrets::{has_env_refs, is_secret_uri, looks_like_credential_key};
 
@@ -188,33 +188,23 @@ pub(super) fn check(server: &ServerConfig, out: &mut Vec<Finding>) {
         check_url(server, &base, url, out);
     }
 
-    if let Some(auth) = &server.auth {
-        let idp = auth.idp.as_ref();
-        for (path, value) in [
-            ("auth.clientSecret", auth.client_secret.as_deref()),
-            (
-                "auth.idp.clientSecret",
-                idp.and_then(|i| i.client_secret.as_deref()),
-            ),
-            ("auth.idp.idToken", idp.map(|i| i.id_token.as_str())),
-        ] {
-            let Some(value) = value else { continue };
-            if is_reference(value) || value.is_empty() {
-                continue;
-            }
-            let leaf = path.rsplit('.').next().unwrap_or(path);
-            let var = var_name(&[name, leaf]);
-            let field = format!("{base}.{path}");
-            push(
-                out,
-                field.clone(),
-                format!("{field} holds a plaintext credential"),
-                format!(
-                    "put it in the gateway's environment as {var} and write \"{leaf}\": \
-                     \"secret://env/{var}\""
-                ),
-            );
+    for (path, value) in auth_secrets(server) {
+        let Some(value) = value else { continue };
+        if is_reference(value) || value.is_empty() {
+            continue;
         }
+        let leaf = path.rsplit('.').next().unwrap_or(path);
+        let var = var_name(&[name, leaf]);
+        let field = format!("{base}.{path}");
+        push(
+            out,
+            field.clone(),
+            format!("{field} holds a plaintext credential"),
+            format!(
+                "put it in the gateway's environment as {var} and write \"{leaf}\": \
+                 \"secret://env/{var}\""
+            ),
+        );
     }
 }
 

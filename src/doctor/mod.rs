@@ -176,6 +176,23 @@ pub(crate) fn server_path(server: &ServerConfig) -> String {
     format!("servers.{}", server.name)
 }
 
+/// The secrets a server's `auth` may carry, by field path under the server: what the
+/// plaintext check and the resolver both look at.
+pub(crate) fn auth_secrets(server: &ServerConfig) -> Vec<(&'static str, Option<&str>)> {
+    let Some(auth) = &server.auth else {
+        return Vec::new();
+    };
+    let idp = auth.idp.as_ref();
+    vec![
+        ("auth.clientSecret", auth.client_secret.as_deref()),
+        (
+            "auth.idp.clientSecret",
+            idp.and_then(|i| i.client_secret.as_deref()),
+        ),
+        ("auth.idp.idToken", idp.map(|i| i.id_token.as_str())),
+    ]
+}
+
 /// A value from the config (a tool name, a command) quoted in a message: at most 80
 /// characters, control characters escaped. Never used for values that may be secrets.
 pub(crate) fn quoted(s: &str) -> String {

@@ -11,7 +11,7 @@ use url::Url;
 use super::{Finding, Severity, server_path};
 use crate::config::{ServerConfig, TransportKind};
 use crate::http_client::error_chain;
-use crate::transport::net::build_client;
+use crate::transport::net::{build_client, has_io_kind};
 
 /// What went wrong, and whether it was TLS.
 struct Failure {
@@ -28,20 +28,6 @@ fn bare(url: &Url) -> Url {
     url.set_query(None);
     url.set_fragment(None);
     url
-}
-
-/// One link of the chain has an I/O error of this kind.
-fn has_io_kind(error: &(dyn std::error::Error + 'static), kind: std::io::ErrorKind) -> bool {
-    let mut current = Some(error);
-    while let Some(e) = current {
-        if e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == kind)
-        {
-            return true;
-        }
-        current = e.source();
-    }
-    false
 }
 
 /// What rustls's certificate check said, in words (its error texts: `invalid peer certificate:

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::host_env::HostEnv;
-use super::{Finding, Severity, server_path};
+use super::{Finding, Severity, auth_secrets, server_path};
 use crate::config::ServerConfig;
 use crate::secrets::{
     ProviderDefinitions, SecretError, SecretResolver, has_env_refs, is_secret_uri,
@@ -27,19 +27,9 @@ fn references(server: &ServerConfig) -> Vec<(String, &str)> {
             }
         }
     }
-    if let Some(auth) = &server.auth {
-        let idp = auth.idp.as_ref();
-        for (path, value) in [
-            ("auth.clientSecret", auth.client_secret.as_deref()),
-            (
-                "auth.idp.clientSecret",
-                idp.and_then(|i| i.client_secret.as_deref()),
-            ),
-            ("auth.idp.idToken", idp.map(|i| i.id_token.as_str())),
-        ] {
-            if let Some(value) = value.filter(|v| is_ref(v)) {
-                out.push((format!("{base}.{path}"), value));
-            }
+    for (path, value) in auth_secrets(server) {
+        if let Some(value) = value.filter(|v| is_ref(v)) {
+            out.push((format!("{base}.{path}"), value));
         }
     }
     out

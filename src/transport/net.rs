@@ -162,8 +162,9 @@ pub fn describe(error: &reqwest::Error, target: &Target) -> String {
     }
 }
 
-fn has_io_kind(error: &reqwest::Error, kind: std::io::ErrorKind) -> bool {
-    let mut current: Option<&(dyn StdError + 'static)> = Some(error);
+/// Whether a link of `error`'s source chain is an I/O error of `kind`.
+pub fn has_io_kind(error: &(dyn StdError + 'static), kind: std::io::ErrorKind) -> bool {
+    let mut current = Some(error);
     while let Some(e) = current {
         if e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == kind)
