@@ -4,7 +4,7 @@
 use super::Manager;
 use crate::error::CallError;
 use crate::status::Status;
-use crate::supervisor::{MetricsReading, StartupTimings};
+use crate::supervisor::MetricsReading;
 
 /// One configured server's metrics (`getMetrics()[i]`), every text masked.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,25 +14,12 @@ pub struct MetricsEntry {
     /// The transport of the last successful connection.
     pub transport: Option<&'static str>,
     pub tool_count: usize,
-    /// Every tool call made through the manager's agent tools, whatever its outcome.
-    pub calls: u64,
-    /// Outcome `error` (an `isError` result included), `timeout`, `aborted`, `denied`.
-    pub errors: u64,
-    pub timeouts: u64,
-    pub aborts: u64,
-    pub denied: u64,
-    /// Over the last `LATENCY_WINDOW` calls' durations, as the `toolCall` event measures them.
-    pub p50_ms: Option<u64>,
-    pub p99_ms: Option<u64>,
-    /// Restarts after a crash, a lost connection or a failed start, since the manager started.
-    pub restarts: u64,
+    /// The counters, percentiles, restarts, last error (masked) and connect timings.
+    pub counts: MetricsReading,
     /// Since the current session became ready; 0 without a session.
     pub uptime_ms: u64,
-    pub last_error: Option<String>,
     /// Stdio servers: the last lines of stderr, oldest first; remote servers: none.
     pub stderr_tail: Vec<String>,
-    /// The last successful connect's steps.
-    pub startup: Option<StartupTimings>,
 }
 
 impl MetricsEntry {
@@ -55,18 +42,8 @@ impl Manager {
             .current()
             .map(|(_, server)| {
                 let snap = server.snapshot();
-                let MetricsReading {
-                    calls,
-                    errors,
-                    timeouts,
-                    aborts,
-                    denied,
-                    p50_ms,
-                    p99_ms,
-                    restarts,
-                    last_error,
-                    startup,
-                } = server.metrics().read();
+                let mut counts = server.metrics().read();
+                counts.last_error = counts.last_error.map(mask);
                 let uptime_ms = match snap.ready_since {
                     Some(since) if snap.running && snap.status == Status::Ready => {
                         since.elapsed().as_millis() as u64
@@ -78,18 +55,9 @@ impl Manager {
                     status: snap.status,
                     transport: snap.transport,
                     tool_count: snap.tools.len(),
-                    calls,
-                    errors,
-                    timeouts,
-                    aborts,
-                    denied,
-                    p50_ms,
-                    p99_ms,
-                    restarts,
+                    counts,
                     uptime_ms,
-                    last_error: last_error.map(mask),
                     stderr_tail: server.stderr_tail().into_iter().map(mask).collect(),
-                    startup,
                 }
             })
             .collect()

@@ -60,21 +60,28 @@ pub fn render(entries: &[MetricsEntry]) -> String {
                 let _ = writeln!(out, "{name}{{server=\"{server}\"{labels}}} {value}");
             };
             match index {
-                0 => sample("", &entry.calls),
+                0 => sample("", &entry.counts.calls),
                 1 => {
-                    let counts = [entry.errors, entry.timeouts, entry.aborts, entry.denied];
+                    let counts = [
+                        entry.counts.errors,
+                        entry.counts.timeouts,
+                        entry.counts.aborts,
+                        entry.counts.denied,
+                    ];
                     for (outcome, count) in OUTCOMES.iter().zip(counts) {
                         sample(&format!(",outcome=\"{outcome}\""), &count);
                     }
                 }
                 2 => {
-                    for (quantile, value) in [("0.5", entry.p50_ms), ("0.99", entry.p99_ms)] {
+                    for (quantile, value) in
+                        [("0.5", entry.counts.p50_ms), ("0.99", entry.counts.p99_ms)]
+                    {
                         if let Some(value) = value {
                             sample(&format!(",quantile=\"{quantile}\""), &value);
                         }
                     }
                 }
-                3 => sample("", &entry.restarts),
+                3 => sample("", &entry.counts.restarts),
                 4 => sample("", &(entry.uptime_ms as f64 / 1000.0)),
                 5 => sample("", &u8::from(entry.up())),
                 _ => sample("", &entry.tool_count),
@@ -107,6 +114,7 @@ fn escape_help(value: &str) -> String {
 mod tests {
     use super::*;
     use crate::status::Status;
+    use crate::supervisor::MetricsReading;
 
     fn entry(server: &str) -> MetricsEntry {
         MetricsEntry {
@@ -114,18 +122,9 @@ mod tests {
             status: Status::Ready,
             transport: Some("stdio"),
             tool_count: 3,
-            calls: 0,
-            errors: 0,
-            timeouts: 0,
-            aborts: 0,
-            denied: 0,
-            p50_ms: None,
-            p99_ms: None,
-            restarts: 0,
+            counts: MetricsReading::default(),
             uptime_ms: 1500,
-            last_error: None,
             stderr_tail: Vec::new(),
-            startup: None,
         }
     }
 
@@ -184,14 +183,14 @@ mod tests {
     #[test]
     fn values() {
         let mut e = entry("a");
-        e.calls = 7;
-        e.errors = 2;
-        e.timeouts = 1;
-        e.aborts = 3;
-        e.denied = 1;
-        e.p50_ms = Some(4);
-        e.p99_ms = Some(250);
-        e.restarts = 2;
+        e.counts.calls = 7;
+        e.counts.errors = 2;
+        e.counts.timeouts = 1;
+        e.counts.aborts = 3;
+        e.counts.denied = 1;
+        e.counts.p50_ms = Some(4);
+        e.counts.p99_ms = Some(250);
+        e.counts.restarts = 2;
         let mut down = entry("b");
         down.status = Status::Error;
         down.uptime_ms = 0;

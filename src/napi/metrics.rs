@@ -17,28 +17,28 @@ pub fn entries_to_js<'env>(env: &'env Env, entries: Vec<MetricsEntry>) -> Result
             object.set_named_property("transport", transport)?;
         }
         for (key, count) in [
-            ("calls", e.calls),
-            ("errors", e.errors),
-            ("timeouts", e.timeouts),
-            ("aborts", e.aborts),
-            ("denied", e.denied),
+            ("calls", e.counts.calls),
+            ("errors", e.counts.errors),
+            ("timeouts", e.counts.timeouts),
+            ("aborts", e.counts.aborts),
+            ("denied", e.counts.denied),
         ] {
             object.set_named_property(key, count as f64)?;
         }
-        for (key, ms) in [("p50Ms", e.p50_ms), ("p99Ms", e.p99_ms)] {
+        for (key, ms) in [("p50Ms", e.counts.p50_ms), ("p99Ms", e.counts.p99_ms)] {
             match ms {
                 Some(ms) => object.set_named_property(key, ms as f64)?,
                 None => object.set_named_property(key, Null)?,
             }
         }
-        object.set_named_property("restarts", e.restarts as f64)?;
+        object.set_named_property("restarts", e.counts.restarts as f64)?;
         object.set_named_property("uptimeMs", e.uptime_ms as f64)?;
-        match e.last_error {
+        match e.counts.last_error {
             Some(error) => object.set_named_property("lastError", error)?,
             None => object.set_named_property("lastError", Null)?,
         }
         object.set_named_property("stderrTail", e.stderr_tail)?;
-        match e.startup {
+        match e.counts.startup {
             Some(startup) => {
                 let mut timings = Object::new(env)?;
                 timings.set_named_property("connectMs", startup.connect_ms)?;

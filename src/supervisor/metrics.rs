@@ -114,7 +114,7 @@ impl Outcome {
 }
 
 /// A server's metrics as they stand (see [`ServerMetrics::read`]).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MetricsReading {
     pub calls: u64,
     pub errors: u64,
