@@ -21,9 +21,9 @@ use crate::status::Status;
 use crate::transport::call_lane::{self, CallLane, LaneCall};
 use crate::transport::call_reply::Reply;
 use crate::transport::stdio::{StderrTail, StreamFault};
+use crate::transport::task_hints::TaskHints;
 
 use super::metrics::ServerMetrics;
-use crate::transport::task_hints::TaskHints;
 
 /// A server tool as the agent sees it, built once per discovery.
 #[derive(Debug, Clone)]

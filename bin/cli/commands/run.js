@@ -17,6 +17,9 @@ async function run(ctx) {
     fallbackArgs = JSON.stringify({ text: 'Hello from the built-in example MCP server' })
   }
   if (flags['--no-call'] && flags['--call']) throw new ctx.UsageError('--call and --no-call cannot be used together')
+  for (const f of ['--args', '--args-file']) {
+    if (flags[f] !== undefined && !flags['--call']) throw new ctx.UsageError(`${f} needs --call TOOL (or use: call TOOL ${f} …)`)
+  }
   const args = callName ? callArguments(flags, fallbackArgs) : null
   if (loaded.source && !flags['--json']) console.log(`Config: ${loaded.source} (${loaded.shape})`)
   for (const w of loaded.warnings) ctx.logger.warn(w)
