@@ -21,9 +21,8 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-CONFORMANCE_VERSION=0.2.0-alpha.12
-NODE_MAJOR=22
-TOOLS=$ROOT/target/conformance-tools
+# shellcheck source=lib/conformance-tools.sh
+source "$ROOT/scripts/lib/conformance-tools.sh"
 ADDON_DIR=$ROOT/target/conformance-addon
 RESULTS=$ROOT/target/conformance-results
 CLIENT=$ROOT/__test__/conformance-client.mjs
@@ -32,18 +31,8 @@ CLIENT=$ROOT/__test__/conformance-client.mjs
 # today: every scenario the runner lists passes.
 declare -A EXPECTED_FAILURES=()
 
-# 1. The runner and a Node >= 22 for it, in their own directory (its own package.json keeps
-#    npm from walking up to the repo's and pruning the repo's node_modules).
-installed=$(node -p "try { require('$TOOLS/node_modules/@modelcontextprotocol/conformance/package.json').version } catch { '' }" 2>/dev/null || true)
-if [ "$installed" != "$CONFORMANCE_VERSION" ] || [ ! -x "$TOOLS/node_modules/node/bin/node" ]; then
-  mkdir -p "$TOOLS"
-  [ -f "$TOOLS/package.json" ] || echo '{"name":"conformance-tools","private":true}' > "$TOOLS/package.json"
-  (cd "$TOOLS" && npm install --no-audit --no-fund --loglevel=error \
-    "node@$NODE_MAJOR" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION")
-fi
-NODE22_BIN=$TOOLS/node_modules/node/bin
-RUNNER=$TOOLS/node_modules/.bin/conformance
-"$NODE22_BIN/node" --version >/dev/null
+# 1. The runner and a Node >= 22 for it, in their own directory (scripts/lib/conformance-tools.sh).
+conformance_tools_install
 
 # 2. The addon: a copy of our own, so the repo-root build other suites load stays as it is.
 if [ -z "${MCP_NATIVE_ADDON:-}" ]; then
@@ -55,25 +44,8 @@ fi
 export MCP_NATIVE_ADDON
 echo "conformance: runner $CONFORMANCE_VERSION, addon $MCP_NATIVE_ADDON" >&2
 
-# 3. What the runner lists: "  - name [rev,rev]" lines (OAuth's auth/* included).
-mapfile -t LISTED < <(PATH="$NODE22_BIN:$PATH" "$RUNNER" list --client 2>/dev/null \
-  | sed -n 's/^ *- \([^ ]*\) \[\(.*\)\]$/\1 \2/p')
-RUNS=()
-for line in "${LISTED[@]}"; do
-  name=${line%% *}
-  IFS=',' read -r -a revisions <<< "${line#* }"
-  for revision in "${revisions[@]}"; do RUNS+=("$name@$revision"); done
-done
-if [ $# -gt 0 ]; then
-  wanted=()
-  for run in "${RUNS[@]}"; do
-    for arg in "$@"; do
-      if [ "$arg" = "$run" ] || [ "$arg" = "${run%@*}" ]; then wanted+=("$run"); fi
-    done
-  done
-  RUNS=("${wanted[@]}")
-fi
-[ ${#RUNS[@]} -gt 0 ] || { echo "conformance: no scenario to run" >&2; exit 1; }
+# 3. Every client scenario the runner lists (OAuth's auth/* included), at every revision.
+conformance_runs client "" "$@"
 
 # 4. One runner call per scenario and revision.
 rm -rf "$RESULTS" && mkdir -p "$RESULTS"
@@ -95,7 +67,7 @@ for run in "${RUNS[@]}"; do
   PATH="$NODE22_BIN:$PATH" timeout 180 "$RUNNER" "${args[@]}" >"$out/run.log" 2>&1
   status=$?
   set -e
-  checks=$(sed -n 's/^Passed: \([0-9]*\/[0-9]*\).*/\1/p' "$out/run.log" | tail -n1)
+  checks=$(conformance_checks "$out/run.log")
   reason=${EXPECTED_FAILURES[$run]:-}
   if [ $status -eq 0 ] && [ -z "$reason" ] && [ "${checks:-0/0}" = 0/0 ]; then
     # The runner passes a scenario whose every check was skipped (the sep-2640 skills
