@@ -77,12 +77,13 @@ impl Cancel {
         self.token.cancelled().await
     }
 
-    /// Why it was cancelled: the reason given, or the client's cancellation.
+    /// Why it was cancelled: the reason given, or else the request's own end (the client's
+    /// `notifications/cancelled`, its HTTP request closed, its session ended).
     pub fn reason(&self) -> String {
         self.reason
             .get()
             .cloned()
-            .unwrap_or_else(|| "the client cancelled the request".to_owned())
+            .unwrap_or_else(|| "the client cancelled the request or went away".to_owned())
     }
 
     pub fn token(&self) -> &CancellationToken {
@@ -392,7 +393,10 @@ mod tests {
         let cancel = Cancel::child_of(&parent);
         parent.cancel();
         assert!(cancel.is_cancelled());
-        assert_eq!(cancel.reason(), "the client cancelled the request");
+        assert_eq!(
+            cancel.reason(),
+            "the client cancelled the request or went away"
+        );
     }
 
     #[test]
