@@ -520,6 +520,128 @@ export interface DoctorOptions {
   secretProviders?: Record<string, unknown>
 }
 
+/** One item of a served tool's result (MCP `ContentBlock`). */
+export type McpContentItem =
+  | { type: 'text'; text: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> }
+  | { type: 'image'; data: string; mimeType: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> }
+  | { type: 'audio'; data: string; mimeType: string; annotations?: Record<string, unknown>; _meta?: Record<string, unknown> }
+  | {
+      type: 'resource'
+      resource:
+        | { uri: string; mimeType?: string; text: string; _meta?: Record<string, unknown> }
+        | { uri: string; mimeType?: string; blob: string; _meta?: Record<string, unknown> }
+      annotations?: Record<string, unknown>
+      _meta?: Record<string, unknown>
+    }
+  | {
+      type: 'resource_link'
+      uri: string
+      name: string
+      title?: string
+      description?: string
+      mimeType?: string
+      size?: number
+      annotations?: Record<string, unknown>
+      _meta?: Record<string, unknown>
+    }
+
+/** What a served tool's handler returns: a string (one text item) or an MCP tool result. */
+export type McpServerToolResult =
+  | string
+  | { content?: McpContentItem[]; structuredContent?: Record<string, unknown>; isError?: boolean }
+
+/** The second argument of a served tool's handler. */
+export interface McpServerToolContext {
+  /** Aborted when the client cancels the call, its time runs out, or the host closes; the reason
+   *  says which. */
+  signal: AbortSignal
+  /** Sends `notifications/progress` when the client asked for progress (a value not above the
+   *  last one is not sent); otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): void
+  /** Sends `notifications/message` at `level` when it is at or above the level the client set
+   *  (`logging/setLevel`; everything until it does). */
+  log(level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency', data: unknown): void
+  /** The JSON-RPC id of the `tools/call` request. */
+  requestId: string | number
+}
+
+/** A tool for `McpServerHost.addTool`. */
+export interface McpServerTool {
+  /** 1-128 characters of A-Z a-z 0-9 _ - . (MCP's tool-name rules). */
+  name: string
+  title?: string
+  description?: string
+  /** A JSON Schema with `type: 'object'`; arguments are checked against it before the handler
+   *  runs (no remote `$ref` is fetched). */
+  inputSchema: Record<string, unknown> & { type: 'object' }
+  /** When given, `structuredContent` must match it (else the client gets an error result). */
+  outputSchema?: Record<string, unknown> & { type: 'object' }
+  annotations?: {
+    title?: string
+    readOnlyHint?: boolean
+    destructiveHint?: boolean
+    idempotentHint?: boolean
+    openWorldHint?: boolean
+  }
+  icons?: Array<Record<string, unknown>>
+  _meta?: Record<string, unknown>
+  /** This tool's time limit in ms; default the host's `toolTimeoutMs`. */
+  timeoutMs?: number
+  /** Sync or async; what it throws becomes an error result with the message. */
+  handler(args: Record<string, any>, ctx: McpServerToolContext): McpServerToolResult | Promise<McpServerToolResult>
+}
+
+/** The response rules: each limit absent is no limit. */
+export interface McpServerLimits {
+  /** Image items (`type: 'image'`) per result. */
+  maxImages?: number
+  /** Files per result: embedded resources (`type: 'resource'`, text or blob) and resource
+   *  links. */
+  maxFiles?: number
+  /** Bytes of one item (decoded for base64 data); a longer text is cut to it. */
+  maxItemBytes?: number
+  /** Bytes of a result's serialised content and structuredContent together. */
+  maxResponseBytes?: number
+  /** MIME types an image may have (png, jpeg, gif and webp bytes are checked to be what they say). */
+  allowedImageTypes?: string[]
+  /** MIME types a file may have (a resource without one: `application/octet-stream` for a blob,
+   *  `text/plain` for text; a link without one passes). */
+  allowedFileTypes?: string[]
+}
+
+/** `new McpServerHost(options)`. */
+export interface McpServerHostOptions {
+  /** `serverInfo.name` in `initialize`. */
+  name: string
+  /** `serverInfo.version`. */
+  version: string
+  /** `instructions` in `initialize`. */
+  instructions?: string
+  /** Response rules applied to every result; `'openclaw'`: at most 10 images and 5 files,
+   *  15 MiB each, 50 MiB per response, png/jpeg/gif/webp images, the file types of the README. */
+  limits?: 'openclaw' | McpServerLimits
+  /** Each tool's time limit unless it has its own. Default 600000 (10 minutes). */
+  toolTimeoutMs?: number
+}
+
+/** `host.serveHttp(options)`. */
+export interface McpServerHttpOptions {
+  /** Default '127.0.0.1'. */
+  host?: string
+  /** Default 0: a free port (the URL says which). */
+  port?: number
+  /** Default '/mcp'; anything else is 404. */
+  path?: string
+  /** Default false: sessions (`Mcp-Session-Id`); true serves each request on its own. */
+  stateless?: boolean
+  /** Origins (`https://app.example.com`, `http://localhost:*`) accepted beside the loopback
+   *  ones; a request with any other `Origin` is refused (403). */
+  allowedOrigins?: string[]
+  /** `Host` values accepted beside the loopback names (on a loopback address); on any other
+   *  address, when given, the only ones accepted. */
+  allowedHosts?: string[]
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -614,6 +736,48 @@ export declare class McpManager {
    * bad argument, an unknown server, one that is not ready, or a failed ping.
    */
   ping(server: string): Promise<number>
+}
+
+/** Tools written in JS, served as an MCP server over stdio or Streamable HTTP. */
+export declare class McpServerHost {
+  /**
+   * `{ name, version, instructions?, limits?, toolTimeoutMs? }`; throws a TypeError naming a
+   * bad option. Nothing is served until `serveStdio()` or `serveHttp()`.
+   */
+  constructor(options: McpServerHostOptions)
+  /**
+   * Adds a tool; sessions already open are sent `notifications/tools/list_changed`. Throws a
+   * TypeError naming a bad field, an Error for a name already added.
+   */
+  addTool(tool: McpServerTool): void
+  /**
+   * Removes a tool (calls in flight finish); `true` when there was one. Open sessions are sent
+   * `notifications/tools/list_changed`.
+   */
+  removeTool(name: string): boolean
+  /** The names of the tools, in the order `tools/list` gives them. */
+  toolNames(): Array<string>
+  /**
+   * Serves MCP over this process's stdin and stdout until the client closes stdin or
+   * `close()` is called; resolves then. Only JSON-RPC lines are written to stdout (nothing
+   * else in the process may write there). Rejects when the host is closed, already serves
+   * stdio, or the client's handshake is wrong.
+   */
+  serveStdio(): Promise<void>
+  /**
+   * Serves MCP over Streamable HTTP; resolves `{ url }` once listening. Options: `host`
+   * (default `127.0.0.1`), `port` (default 0: a free one), `path` (default `/mcp`),
+   * `stateless` (default false: sessions), `allowedOrigins`, `allowedHosts`. Throws a
+   * TypeError naming a bad option; rejects when the host is closed, already serves HTTP, or
+   * cannot listen.
+   */
+  serveHttp(options?: McpServerHttpOptions): Promise<McpServerHttpInfo>
+  /**
+   * Stops serving: sessions end (calls in flight are cancelled, their `signal` aborted), the
+   * HTTP server stops listening, and the host no longer keeps Node alive. Idempotent; never
+   * rejects.
+   */
+  close(): Promise<void>
 }
 
 /**
@@ -744,6 +908,11 @@ export interface McpResourceTemplate {
   title?: string
   description?: string
   mimeType?: string
+}
+
+export interface McpServerHttpInfo {
+  /** Where clients connect: `http://<host>:<port><path>`, with the port actually bound. */
+  url: string
 }
 
 export interface McpServerStatusEntry {

@@ -836,6 +836,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.McpManager = nativeBinding.McpManager
+module.exports.McpServerHost = nativeBinding.McpServerHost
 module.exports.McpView = nativeBinding.McpView
 module.exports.detectInjection = nativeBinding.detectInjection
 module.exports.detectSuspiciousPatterns = nativeBinding.detectSuspiciousPatterns

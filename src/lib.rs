@@ -26,6 +26,7 @@ pub mod options;
 pub mod policy;
 pub mod secrets;
 pub mod security;
+pub mod server;
 pub mod session;
 pub mod status;
 pub mod supervisor;

@@ -181,3 +181,41 @@ async function doctor(): Promise<void> {
   await doctorMcpConfig(JSON.parse('{}') as unknown)
 }
 void doctor
+
+// The server side: JS tools served as an MCP server.
+async function serveTools(): Promise<void> {
+  const { McpServerHost } = await import('../../index.js')
+  const host = new McpServerHost({ name: 'gateway', version: '1.0.0', limits: 'openclaw', toolTimeoutMs: 60_000 })
+  const custom = new McpServerHost({ name: 'g', version: '1', limits: { maxImages: 2, allowedFileTypes: ['application/pdf'] } })
+  void custom
+  host.addTool({
+    name: 'search',
+    title: 'Search',
+    description: 'Searches',
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    annotations: { readOnlyHint: true },
+    timeoutMs: 30_000,
+    handler: async (args, { signal, progress, log, requestId }) => {
+      progress(1, 2, 'half way')
+      log('info', { query: args.q, requestId })
+      if (signal.aborted) return { content: [{ type: 'text', text: 'aborted' }], isError: true }
+      return {
+        content: [
+          { type: 'text', text: `results for ${String(args.q)}` },
+          { type: 'image', data: 'AA==', mimeType: 'image/png' },
+          { type: 'resource', resource: { uri: 'file:///r.pdf', mimeType: 'application/pdf', blob: 'AA==' } },
+          { type: 'resource_link', uri: 'file:///big.pdf', name: 'big' },
+        ],
+        structuredContent: { count: 1 },
+      }
+    },
+  })
+  host.addTool({ name: 'plain', inputSchema: { type: 'object' }, handler: () => 'text' })
+  const removed: boolean = host.removeTool('plain')
+  const names: string[] = host.toolNames()
+  const { url }: { url: string } = await host.serveHttp({ port: 0, stateless: true, allowedOrigins: ['https://app.example.com'] })
+  console.log(removed, names, url)
+  await host.serveStdio()
+  await host.close()
+}
+void serveTools

@@ -29,6 +29,26 @@ fn first_failure(schema: &Value, value: &Value) -> Option<(Option<String>, Strin
         Ok(validator) => validator,
         Err(error) => return Some((None, format!("the schema cannot be used: {error}"))),
     };
+    first_failure_with(&validator, value)
+}
+
+/// [`first_error`] with a compiled validator (one made once and used for many values).
+pub fn first_error_with(validator: &jsonschema::Validator, value: &Value) -> Option<String> {
+    first_failure_with(validator, value).map(|(path, what)| match path {
+        Some(path) => format!("at {path}: {what}"),
+        None => what,
+    })
+}
+
+/// A validator for `schema` (no remote `$ref` is ever fetched), or why the schema is unusable.
+pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::validator_for(schema).map_err(|e| format!("the schema cannot be used: {e}"))
+}
+
+fn first_failure_with(
+    validator: &jsonschema::Validator,
+    value: &Value,
+) -> Option<(Option<String>, String)> {
     let error = validator.iter_errors(value).next()?;
     let path = error.instance_path().to_string();
     let path = if path.is_empty() {

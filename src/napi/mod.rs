@@ -14,6 +14,7 @@ mod metrics;
 mod oauth;
 mod pin_store;
 mod result_shape;
+mod server_host;
 mod settle;
 mod text;
 mod tool;

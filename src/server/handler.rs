@@ -1,0 +1,347 @@
+//! rmcp's `ServerHandler` over a [`ToolProvider`]: `tools/list`, `tools/call` (arguments checked
+//! against the tool's `inputSchema`, the call bounded by its time limit and cancelled with the
+//! request, its progress and log messages sent while it runs, the result checked and cut to the
+//! response rules), `logging/setLevel`, and `notifications/tools/list_changed` to every session
+//! when the tools change.
+//!
+//! A [`Server`] is shared by every session; each session (the stdio one, each HTTP session)
+//! gets its own [`Handler`] with its own log level.
+
+// MCP's logging is deprecated by SEP-2577 in rmcp's 2026 types; 2025-11-25 clients use it.
+#![allow(deprecated)]
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::FutureExt as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::limits;
+pub use super::options::{DEFAULT_TOOL_TIMEOUT, ServerOptions};
+use super::provider::{CallContext, Cancel, JsonObject, LogLevel, Notice, Notices, ToolProvider};
+use super::validate::InputSchemas;
+use crate::bridge::json_check;
+
+/// How long a finished call waits for its last notices to be sent before its answer goes.
+const NOTICE_FLUSH: Duration = Duration::from_secs(5);
+
+/// What every session of one server shares.
+pub struct Server<P: ToolProvider + ?Sized> {
+    provider: Arc<P>,
+    options: ServerOptions,
+    schemas: InputSchemas,
+    /// The sessions that finished their handshake, told when the tools change.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+impl<P: ToolProvider + ?Sized> Server<P> {
+    pub fn new(provider: Arc<P>, options: ServerOptions) -> Arc<Self> {
+        Arc::new(Self {
+            provider,
+            options,
+            schemas: InputSchemas::default(),
+            peers: Mutex::default(),
+        })
+    }
+
+    /// A handler for one session.
+    pub fn handler(self: &Arc<Self>) -> Handler<P> {
+        Handler {
+            server: self.clone(),
+            level: Arc::new(AtomicU8::new(LogLevel::Debug as u8)),
+        }
+    }
+
+    pub fn provider(&self) -> &Arc<P> {
+        &self.provider
+    }
+
+    pub fn options(&self) -> &ServerOptions {
+        &self.options
+    }
+
+    /// What `initialize` answers: the tools capability (with `listChanged`) and logging.
+    pub fn info(&self) -> ServerConfig {
+        let capabilities: ServerCapabilities =
+            serde_json::from_value(json!({ "tools": { "listChanged": true }, "logging": {} }))
+                .unwrap_or_default();
+        let mut info = InitializeResult::new(capabilities).with_server_info(Implementation::new(
+            &self.options.name,
+            &self.options.version,
+        ));
+        if let Some(instructions) = &self.options.instructions {
+            info = info.with_instructions(instructions);
+        }
+        info
+    }
+
+    /// Sends `notifications/tools/list_changed` to every live session; `name` (a tool removed
+    /// or replaced) forgets its compiled schema.
+    pub async fn tools_changed(&self, name: Option<&str>) {
+        if let Some(name) = name {
+            self.schemas.forget(name);
+        }
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            let _ = peer.notify_tool_list_changed().await;
+        }
+    }
+
+    /// Sessions that finished their handshake and are still open.
+    pub fn session_count(&self) -> usize {
+        let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.len()
+    }
+
+    fn add_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(peer);
+    }
+
+    /// One `tools/call`: `Err` only for an unknown tool (a protocol error, -32602); every other
+    /// failure is an `isError` result saying what happened. `request` is the request's own
+    /// cancellation (the client's `notifications/cancelled`, the session ending).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        args: Option<JsonObject>,
+        request: &CancellationToken,
+        request_id: String,
+        notices: Notices,
+    ) -> Result<CallToolResult, ErrorData> {
+        let Some(tool) = self.provider.tool(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("Unknown tool: {name}"),
+                None,
+            ));
+        };
+        let args = args.unwrap_or_default();
+        if let Some(problem) = self.schemas.problem(&tool, &args) {
+            return Ok(error_result(format!(
+                "Invalid arguments for tool '{name}': {problem}"
+            )));
+        }
+        let limit = self
+            .provider
+            .timeout(name)
+            .unwrap_or(self.options.tool_timeout);
+        let cancel = Cancel::child_of(request);
+        let ctx = CallContext {
+            cancel: cancel.clone(),
+            request_id,
+            notices,
+        };
+        let mut call = AssertUnwindSafe(self.provider.call(name, args, ctx)).catch_unwind();
+        let deadline = tokio::time::sleep(limit);
+        let outcome = tokio::select! {
+            answer = &mut call => match answer {
+                Ok(answer) => answer,
+                Err(_) => Err(format!("Tool '{name}' failed unexpectedly")),
+            },
+            _ = deadline => {
+                let ms = limit.as_millis();
+                cancel.cancel(format!("the tool timed out after {ms} ms"));
+                Err(format!("Tool '{name}' timed out after {ms} ms"))
+            }
+            _ = cancel.cancelled() => Err(format!("Tool '{name}' was cancelled: {}", cancel.reason())),
+        };
+        // Dropped after the reason is set, so the provider can tell its tool why.
+        drop(call);
+        let mut result = match outcome {
+            Ok(result) => result,
+            Err(message) => return Ok(error_result(message)),
+        };
+        if result.is_error != Some(true)
+            && let Some(problem) = output_problem(&tool, &result)
+        {
+            return Ok(error_result(format!(
+                "Tool '{name}' returned a result that breaks its outputSchema: {problem}"
+            )));
+        }
+        if result.content.is_empty()
+            && let Some(structured) = &result.structured_content
+        {
+            // For clients that read only content (MCP: SHOULD also be given as text).
+            result
+                .content
+                .push(ContentBlock::text(structured.to_string()));
+        }
+        if let Some(rules) = &self.options.limits {
+            limits::apply(&mut result, rules);
+        }
+        Ok(result)
+    }
+}
+
+/// Why `result` breaks `tool`'s `outputSchema`, if it has one and does.
+fn output_problem(tool: &Tool, result: &CallToolResult) -> Option<String> {
+    let schema = tool.output_schema.as_ref()?;
+    let Some(structured) = &result.structured_content else {
+        return Some("no structuredContent".to_owned());
+    };
+    json_check::first_error(&Value::Object((**schema).clone()), structured)
+}
+
+/// An `isError` result with one text item.
+pub fn error_result(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// One session's view of a [`Server`].
+pub struct Handler<P: ToolProvider + ?Sized> {
+    server: Arc<Server<P>>,
+    /// The least severe level `notifications/message` sends (`logging/setLevel`; all at first).
+    level: Arc<AtomicU8>,
+}
+
+impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
+    fn get_info(&self) -> ServerConfig {
+        self.server.info()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.server.provider.tools(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.server.provider.tool(name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let (notices, rx) = Notices::channel();
+        let progress_token = context.meta.get_progress_token();
+        let sender = tokio::spawn(send_notices(
+            rx,
+            context.peer.clone(),
+            progress_token,
+            self.level.clone(),
+        ));
+        let request_id = serde_json::to_string(&context.id).unwrap_or_default();
+        let result = self
+            .server
+            .call_tool(
+                &request.name,
+                request.arguments,
+                &context.ct,
+                request_id,
+                notices.clone(),
+            )
+            .await;
+        // What the call reported goes before its answer.
+        notices.close();
+        let _ = tokio::time::timeout(NOTICE_FLUSH, sender).await;
+        result.map(CallToolResponse::from)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.level
+            .store(from_rmcp_level(request.level) as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.server.add_peer(context.peer);
+    }
+}
+
+/// Sends a call's notices in order: progress when the request asked for it (a value not above
+/// the last is not sent: MCP requires progress to increase), log messages at or above the
+/// session's level.
+async fn send_notices(
+    mut rx: mpsc::UnboundedReceiver<Notice>,
+    peer: Peer<RoleServer>,
+    progress_token: Option<ProgressToken>,
+    level: Arc<AtomicU8>,
+) {
+    let mut last: Option<f64> = None;
+    while let Some(notice) = rx.recv().await {
+        match notice {
+            Notice::Progress {
+                progress,
+                total,
+                message,
+            } => {
+                let Some(token) = &progress_token else {
+                    continue;
+                };
+                if !progress.is_finite() || last.is_some_and(|last| progress <= last) {
+                    continue;
+                }
+                last = Some(progress);
+                let mut param = ProgressNotificationParam::new(token.clone(), progress);
+                if let Some(total) = total.filter(|t| t.is_finite()) {
+                    param = param.with_total(total);
+                }
+                if let Some(message) = message {
+                    param = param.with_message(message);
+                }
+                let _ = peer.notify_progress(param).await;
+            }
+            Notice::Log { level: at, data } => {
+                if (at as u8) < level.load(Ordering::Relaxed) {
+                    continue;
+                }
+                let param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);
+                let _ = peer.notify_logging_message(param).await;
+            }
+        }
+    }
+}
+
+fn to_rmcp_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Notice => LoggingLevel::Notice,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+        LogLevel::Critical => LoggingLevel::Critical,
+        LogLevel::Alert => LoggingLevel::Alert,
+        LogLevel::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+fn from_rmcp_level(level: LoggingLevel) -> LogLevel {
+    match level {
+        LoggingLevel::Debug => LogLevel::Debug,
+        LoggingLevel::Info => LogLevel::Info,
+        LoggingLevel::Notice => LogLevel::Notice,
+        LoggingLevel::Warning => LogLevel::Warning,
+        LoggingLevel::Error => LogLevel::Error,
+        LoggingLevel::Critical => LogLevel::Critical,
+        LoggingLevel::Alert => LogLevel::Alert,
+        LoggingLevel::Emergency => LogLevel::Emergency,
+    }
+}

@@ -1,0 +1,242 @@
+//! MCP over Streamable HTTP: rmcp's `StreamableHttpService` hosted on a hyper HTTP/1.1 server.
+//!
+//! Bound to 127.0.0.1 unless told otherwise; port 0 takes a free port, and the URL says which.
+//! Stateful by default (sessions in rmcp's `LocalSessionManager`, `Mcp-Session-Id`); stateless
+//! serves each POST on its own, and a client that goes away cancels its call.
+//!
+//! DNS rebinding and cross-site requests: on a loopback address only a loopback `Host`
+//! (`localhost`, `127.0.0.1`, `::1`, any port, plus `allowedHosts`) is accepted, and a request
+//! carrying an `Origin` must come from a loopback origin or one of `allowedOrigins`; anything
+//! else is refused with 403 before the MCP layer sees it. On any other address every `Host` is
+//! accepted unless `allowedHosts` lists some, and an `Origin` must be one of `allowedOrigins`
+//! (none by default). Requests without an `Origin` (non-browser clients) are not affected.
+
+use std::convert::Infallible;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::handler::Server;
+use super::provider::ToolProvider;
+
+/// How long `close` waits for open connections (SSE streams end at once; a request still being
+/// answered may take this long).
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// The loopback origins accepted on a loopback address.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub host: String,
+    pub port: u16,
+    pub path: String,
+    pub stateless: bool,
+    /// Origins (`scheme://host[:port|:*]`) allowed beside the loopback ones.
+    pub allowed_origins: Vec<String>,
+    /// `Host` values (`name` or `name:port`) allowed beside the loopback ones.
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            host: "127.0.0.1".into(),
+            port: 0,
+            path: "/mcp".into(),
+            stateless: false,
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+        }
+    }
+}
+
+/// A running HTTP server.
+pub struct HttpServer {
+    pub url: String,
+    pub local_addr: SocketAddr,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl HttpServer {
+    /// Stops accepting, ends every session (their calls are cancelled) and waits a little for
+    /// open connections to finish.
+    pub async fn close(self) {
+        self.stop.cancel();
+        let _ = tokio::time::timeout(CLOSE_GRACE * 2, self.task).await;
+    }
+
+    /// Ends without waiting (what dropping the host does).
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+}
+
+/// Why `options` cannot be served, if they cannot (checked before binding).
+pub fn options_problem(options: &HttpOptions) -> Option<String> {
+    if !options.path.starts_with('/') {
+        return Some(format!("path must start with '/', got '{}'", options.path));
+    }
+    if options.host.is_empty() {
+        return Some("host must not be empty".into());
+    }
+    None
+}
+
+/// Binds and serves `server` until [`HttpServer::close`].
+pub async fn serve<P: ToolProvider + ?Sized>(
+    server: Arc<Server<P>>,
+    options: HttpOptions,
+) -> Result<HttpServer, String> {
+    if let Some(problem) = options_problem(&options) {
+        return Err(problem);
+    }
+    let listener = bind(&options.host, options.port).await?;
+    let local_addr = listener
+        .local_addr()
+        .map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let stop = CancellationToken::new();
+    let config = config(&options, local_addr.ip(), stop.child_token());
+    let mcp = Arc::new(StreamableHttpService::new(
+        move || Ok(server.handler()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    ));
+    let path: Arc<str> = options.path.clone().into();
+    let task = tokio::spawn(accept_loop(listener, mcp, path, stop.clone()));
+    Ok(HttpServer {
+        url: url(&options.host, local_addr, &options.path),
+        local_addr,
+        stop,
+        task,
+    })
+}
+
+async fn bind(host: &str, port: u16) -> Result<TcpListener, String> {
+    let addrs: Vec<SocketAddr> = match host.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, port)],
+        Err(_) => tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|e| format!("cannot resolve host '{host}': {e}"))?
+            .collect(),
+    };
+    let mut last = format!("host '{host}' has no address");
+    for addr in addrs {
+        match TcpListener::bind(addr).await {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = format!("cannot listen on {addr}: {e}"),
+        }
+    }
+    Err(last)
+}
+
+fn config(
+    options: &HttpOptions,
+    ip: IpAddr,
+    stop: CancellationToken,
+) -> StreamableHttpServerConfig {
+    let mut config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(!options.stateless)
+        .with_cancellation_token(stop);
+    let mut origins: Vec<String> = options.allowed_origins.clone();
+    if ip.is_loopback() {
+        origins.extend(LOOPBACK_ORIGINS.iter().map(|o| o.to_string()));
+        // rmcp's default hosts are the loopback names (any port).
+        let mut hosts = config.allowed_hosts.clone();
+        hosts.extend(options.allowed_hosts.iter().cloned());
+        config = config.with_allowed_hosts(hosts);
+    } else if options.allowed_hosts.is_empty() {
+        config = config.disable_allowed_hosts();
+    } else {
+        config = config.with_allowed_hosts(options.allowed_hosts.clone());
+    }
+    config
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+}
+
+fn url(host: &str, addr: SocketAddr, path: &str) -> String {
+    match host.parse::<IpAddr>() {
+        // The address as bound (`0.0.0.0` stays what was asked for).
+        Ok(_) => format!("http://{addr}{path}"),
+        Err(_) => format!("http://{host}:{}{path}", addr.port()),
+    }
+}
+
+async fn accept_loop<S>(
+    listener: TcpListener,
+    mcp: Arc<StreamableHttpService<S, LocalSessionManager>>,
+    path: Arc<str>,
+    stop: CancellationToken,
+) where
+    S: rmcp::ServerHandler + Send + 'static,
+{
+    let mut connections = JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            _ = stop.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        // Reap finished connections as we go.
+        while connections.try_join_next().is_some() {}
+        let Ok((stream, _)) = accepted else {
+            // Out of descriptors and the like: wait a little rather than spin.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let (mcp, path, stop) = (mcp.clone(), path.clone(), stop.clone());
+        connections.spawn(async move {
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let (mcp, path) = (mcp.clone(), path.clone());
+                async move {
+                    if request.uri().path() != &*path {
+                        return Ok::<_, Infallible>(not_found());
+                    }
+                    Ok(mcp.handle(request).await)
+                }
+            });
+            let connection = http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                _ = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(CLOSE_GRACE, connection).await;
+                }
+            }
+        });
+    }
+    drop(listener);
+    let _ = tokio::time::timeout(CLOSE_GRACE, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    connections.abort_all();
+}
+
+fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(b"Not Found")).boxed());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
