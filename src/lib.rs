@@ -14,6 +14,7 @@ pub mod digest;
 pub mod doctor;
 pub mod error;
 pub mod events;
+pub mod gateway;
 pub mod heap;
 pub mod hooks;
 pub mod host_env;

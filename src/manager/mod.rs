@@ -528,18 +528,8 @@ impl Manager {
         // same server here: only what its tools became counts).
         let mut last: std::collections::HashMap<String, Vec<(String, ToolEntry)>> =
             std::collections::HashMap::new();
-        let mut roster_changed = self.roster_changed.subscribe();
-        loop {
-            // Listen before looking, so a publish in between is not missed.
-            roster_changed.mark_unchanged();
+        self.each_tool_list_change(|| {
             let roster = self.roster();
-            let mut waits: Vec<_> = roster
-                .current()
-                .map(|(_, s)| Box::pin(s.tools_published().notified()))
-                .collect();
-            for wait in &mut waits {
-                wait.as_mut().enable();
-            }
             let snapshots: Vec<Snapshot> = roster.current().map(|(_, s)| s.snapshot()).collect();
             let table = self.name_table(&roster, &snapshots);
             let mut seen = std::collections::HashMap::with_capacity(snapshots.len());
@@ -563,6 +553,32 @@ impl Manager {
                 self.emit_tools_changed(&server, &before, &[]);
             }
             last = seen;
+            std::future::ready(())
+        })
+        .await
+    }
+
+    /// Runs `look` now and again after every publish of a server's tool list and every change
+    /// of the roster (a reload), until shutdown: what follows the agent tools (the
+    /// `toolsChanged` event, a gateway's `tools/list_changed`). It listens before `look`
+    /// looks, so a publish in between is never missed.
+    pub async fn each_tool_list_change<F, Fut>(&self, mut look: F)
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let mut roster_changed = self.roster_changed.subscribe();
+        loop {
+            roster_changed.mark_unchanged();
+            let roster = self.roster();
+            let mut waits: Vec<_> = roster
+                .current()
+                .map(|(_, s)| Box::pin(s.tools_published().notified()))
+                .collect();
+            for wait in &mut waits {
+                wait.as_mut().enable();
+            }
+            look().await;
             // (`select_all` of nothing would panic: a manager may have no servers, for now.)
             let published = async move {
                 if waits.is_empty() {
@@ -665,6 +681,11 @@ impl Manager {
                 tool: tool.to_owned(),
             },
         }
+    }
+
+    /// What masks every secret value the manager knows (they are registered as servers start).
+    pub fn redactor(&self) -> Redactor {
+        self.log.redactor().clone()
     }
 
     /// Masks secrets, logs suspicious patterns, wraps as untrusted content from `server`

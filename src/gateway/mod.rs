@@ -1,0 +1,141 @@
+//! The gateway: the manager's agent tools (or a view's) served as one MCP server. A
+//! [`ManagerTools`] is the server side's [`ToolProvider`] over a [`Manager`]: `tools/list` gives
+//! the agent tools under the names the manager assigns (policy, pinning and hygiene applied as
+//! for an agent), `tools/call` runs them through `Manager::execute_call` (so hooks, policy,
+//! redaction, detection, wrapping and the `toolCall` event all apply), with the downstream
+//! client's cancellation and progress passed through, and a change of the tool lists becomes
+//! `notifications/tools/list_changed` ([`follow_tool_changes`]).
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::manager::{AgentTool, CallRequest, Manager, View};
+use crate::server::handler::Server;
+use crate::server::provider::{CallContext, CallFuture, JsonObject, ToolProvider};
+use crate::session::Progress;
+use crate::tool_result::ToolCallResult;
+
+/// The manager's tools (all of them, or what `view` shows) as a tool provider.
+pub struct ManagerTools {
+    manager: Arc<Manager>,
+    view: Option<Arc<View>>,
+}
+
+impl ManagerTools {
+    pub fn new(manager: Arc<Manager>, view: Option<Arc<View>>) -> Arc<Self> {
+        Arc::new(Self { manager, view })
+    }
+
+    fn agent_tools(&self) -> Vec<AgentTool> {
+        self.manager.agent_tools_in(self.view.as_deref())
+    }
+}
+
+/// An agent tool as an MCP tool: its agent name, label as title, description and the schema
+/// the agent sees.
+fn mcp_tool(tool: &AgentTool) -> Tool {
+    let schema = match serde_json::from_str::<Value>(&tool.tool.parameters_json) {
+        Ok(Value::Object(schema)) => schema,
+        _ => JsonObject::from_iter([("type".to_owned(), Value::from("object"))]),
+    };
+    let mut out = Tool::new(
+        tool.name.clone(),
+        tool.tool.description.clone(),
+        Arc::new(schema),
+    );
+    out.title = Some(tool.tool.label.clone());
+    out
+}
+
+impl ToolProvider for ManagerTools {
+    fn tools(&self) -> Vec<Tool> {
+        self.agent_tools().iter().map(mcp_tool).collect()
+    }
+
+    fn tool(&self, name: &str) -> Option<Tool> {
+        self.agent_tools()
+            .iter()
+            .find(|t| t.name == name)
+            .map(mcp_tool)
+    }
+
+    fn call(&self, name: &str, args: JsonObject, ctx: CallContext) -> CallFuture {
+        let manager = self.manager.clone();
+        let view = self.view.clone();
+        let found = self.agent_tools().into_iter().find(|t| t.name == name);
+        let name = name.to_owned();
+        Box::pin(async move {
+            let Some(tool) = found else {
+                return Err(format!("no tool named '{name}'"));
+            };
+            let (progress_tx, mut progress_rx) = mpsc::unbounded_channel::<Progress>();
+            let notices = ctx.notices.clone();
+            let redactor = manager.redactor();
+            // Upstream progress goes downstream as it comes: the numbers as they are, the
+            // message (a server's words) masked.
+            let forward = tokio::spawn(async move {
+                while let Some(p) = progress_rx.recv().await {
+                    let message = p.message.map(|m| redactor.redact(&m).into_owned());
+                    notices.progress(p.progress, p.total, message);
+                }
+            });
+            let result = manager
+                .execute_call(CallRequest {
+                    tool_call_id: format!("gateway:{}", ctx.request_id),
+                    server_index: tool.server_index,
+                    tool: tool.tool.mcp_name.clone(),
+                    agent_name: tool.name.clone(),
+                    arguments: Some(args),
+                    cancel: ctx.cancel.token().clone(),
+                    progress: Some(progress_tx),
+                    view,
+                })
+                .await;
+            // The sender went with the call: the forwarder ends once it has sent what came.
+            let _ = forward.await;
+            Ok(call_result(result))
+        })
+    }
+}
+
+/// A manager result as an MCP result: the wrapped (or error) text, a rich result's images and
+/// structured content, `isError` for a failed call or a result the server flagged.
+fn call_result(result: ToolCallResult) -> CallToolResult {
+    let failed = result.is_error() || result.rich.server_error;
+    let mut content = vec![ContentBlock::text(result.text)];
+    for image in result.rich.images {
+        content.push(ContentBlock::image(image.data, image.mime_type));
+    }
+    let mut out = if failed {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    out.structured_content = result.rich.structured;
+    out
+}
+
+/// Sends `notifications/tools/list_changed` to `server`'s clients whenever the tools the
+/// gateway offers change (a server's list, a reload, a policy or pinning decision), until the
+/// manager shuts down.
+pub async fn follow_tool_changes(server: Arc<Server<ManagerTools>>) {
+    let tools = server.provider().clone();
+    let manager = tools.manager.clone();
+    let mut last: Option<Vec<Tool>> = None;
+    manager
+        .each_tool_list_change(|| {
+            let now = tools.tools();
+            let changed = last.as_ref().is_some_and(|before| *before != now);
+            last = Some(now);
+            let server = server.clone();
+            async move {
+                if changed {
+                    server.tools_changed(None).await;
+                }
+            }
+        })
+        .await
+}
