@@ -642,6 +642,25 @@ export interface McpServerHttpOptions {
   allowedHosts?: string[]
 }
 
+/** `manager.serve(options)`: the manager's agent tools (or a view's) as one MCP server. */
+export type McpGatewayOptions =
+  | ({ transport: 'stdio' } & McpGatewayCommonOptions)
+  | ({ transport: 'http' } & McpServerHttpOptions & McpGatewayCommonOptions)
+
+export interface McpGatewayCommonOptions {
+  /** Which tools: a view spec (as `manager.view()` takes); default every agent tool. */
+  view?: McpViewSpec
+  /** `serverInfo.name`; default 'openclaw-mcp-gateway'. */
+  name?: string
+  /** `serverInfo.version`; default the package's version. */
+  version?: string
+  instructions?: string
+  /** Response rules applied to every result (as `McpServerHostOptions.limits`). */
+  limits?: 'openclaw' | McpServerLimits
+  /** Each call's time limit at the gateway (the manager's `toolTimeout` still applies). Default 600000. */
+  toolTimeoutMs?: number
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -650,7 +669,27 @@ export interface McpServerHttpOptions {
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A gateway served over Streamable HTTP: where clients connect, and how to stop it. */
+export declare class McpGateway {
+  /** `http://<host>:<port><path>`, with the port actually bound. */
+  get url(): string
+  /**
+   * Stops listening; open sessions end and their calls are cancelled. Idempotent; never
+   * rejects. The manager's shutdown stops it too.
+   */
+  close(): Promise<void>
+}
+
 export declare class McpManager {
+  /**
+   * Serves the manager's agent tools (or a view's) as one MCP server: `{ transport: 'stdio' }`
+   * resolves when the client closes stdin or the manager shuts down; `{ transport: 'http',
+   * host?, port?, path?, stateless?, allowedOrigins?, allowedHosts? }` resolves an
+   * `McpGateway` once listening. Also `view?` (a view spec), `name?`, `version?`,
+   * `instructions?`, `limits?`, `toolTimeoutMs?`. Throws a TypeError naming a bad option;
+   * rejects after `shutdown()` or when it cannot listen.
+   */
+  serve(options: McpGatewayOptions): Promise<McpGateway | undefined>
   /**
    * Builds one client per enabled server (nothing starts until `start()`). Throws
    * `Unknown transport '<t>' for server '<name>'`, or `Invalid MCP config: <problems>`.

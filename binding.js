@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.McpGateway = nativeBinding.McpGateway
 module.exports.McpManager = nativeBinding.McpManager
 module.exports.McpServerHost = nativeBinding.McpServerHost
 module.exports.McpView = nativeBinding.McpView

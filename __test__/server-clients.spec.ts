@@ -12,6 +12,7 @@ import { cleanup, NODE, ROOT, trackPids } from './helpers'
 
 const CLIENTS = path.join(ROOT, '__test__', 'fixtures', 'clients')
 const SDK_GATEWAY = path.join(ROOT, 'bench', 'sdk-gateway.mjs')
+const NATIVE_GATEWAY = path.join(ROOT, '__test__', 'fixtures', 'gateway-process.mjs')
 const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
 
 const DRIVERS = {
@@ -116,6 +117,29 @@ const viaGateway = {
   slow: (seconds: number, steps: number) => ({ ...everything.slow(seconds, steps), name: 'everything__trigger-long-running-operation' }),
   log: { name: 'everything__toggle-simulated-logging', args: {} },
 }
+// The native gateway (manager.serve()) in front of server-everything: the manager's tool names,
+// every result wrapped as untrusted content, progress and cancellation passed through.
+const viaNative = {
+  echo: { name: 'mcp_everything_echo', args: { message: 'hi there' }, text: /\nFrom: everything\n---\nEcho: hi there\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>$/ },
+  slow: (seconds: number, steps: number) => ({ ...everything.slow(seconds, steps), name: 'mcp_everything_trigger-long-running-operation' }),
+}
+let nativeHttpUrl = ''
+beforeAll(async () => {
+  const child = spawn(NODE, [NATIVE_GATEWAY, GATEWAY_CONFIG, 'http'], { stdio: ['pipe', 'pipe', 'pipe'] })
+  trackPids(child.pid!)
+  started.push(child)
+  nativeHttpUrl = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    let err = ''
+    child.stderr!.on('data', (d) => (err += d))
+    child.stdout!.on('data', (d) => {
+      out += d
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (line) resolve(JSON.parse(line).url)
+    })
+    child.on('exit', (code) => reject(new Error(`the native gateway exited (${code}): ${err}`)))
+  })
+}, 30_000)
 const TARGETS: Target[] = [
   { name: 'server-everything stdio', connect: () => ({ command: NODE, args: [EVERYTHING] }), ...everything },
   { name: 'server-everything http', connect: () => ({ url: httpUrl }), ...everything },
@@ -124,6 +148,8 @@ const TARGETS: Target[] = [
     connect: () => ({ command: NODE, args: [SDK_GATEWAY, '--config', GATEWAY_CONFIG] }),
     ...viaGateway,
   },
+  { name: 'native gateway stdio -> server-everything', connect: () => ({ command: NODE, args: [NATIVE_GATEWAY, GATEWAY_CONFIG, 'stdio'] }), ...viaNative },
+  { name: 'native gateway http -> server-everything', connect: () => ({ url: nativeHttpUrl }), ...viaNative },
 ]
 
 describe.each(TARGETS)('client drivers against $name', (target) => {

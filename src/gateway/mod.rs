@@ -6,6 +6,8 @@
 //! client's cancellation and progress passed through, and a change of the tool lists becomes
 //! `notifications/tools/list_changed` ([`follow_tool_changes`]).
 
+pub mod options;
+
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool};

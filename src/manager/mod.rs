@@ -683,6 +683,11 @@ impl Manager {
         }
     }
 
+    /// Cancelled when the manager shuts down (a child token: cancelling it stops nothing).
+    pub fn shutting_down(&self) -> CancellationToken {
+        self.shutdown.child_token()
+    }
+
     /// What masks every secret value the manager knows (they are registered as servers start).
     pub fn redactor(&self) -> Redactor {
         self.log.redactor().clone()

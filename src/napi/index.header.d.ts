@@ -641,3 +641,22 @@ export interface McpServerHttpOptions {
    *  address, when given, the only ones accepted. */
   allowedHosts?: string[]
 }
+
+/** `manager.serve(options)`: the manager's agent tools (or a view's) as one MCP server. */
+export type McpGatewayOptions =
+  | ({ transport: 'stdio' } & McpGatewayCommonOptions)
+  | ({ transport: 'http' } & McpServerHttpOptions & McpGatewayCommonOptions)
+
+export interface McpGatewayCommonOptions {
+  /** Which tools: a view spec (as `manager.view()` takes); default every agent tool. */
+  view?: McpViewSpec
+  /** `serverInfo.name`; default 'openclaw-mcp-gateway'. */
+  name?: string
+  /** `serverInfo.version`; default the package's version. */
+  version?: string
+  instructions?: string
+  /** Response rules applied to every result (as `McpServerHostOptions.limits`). */
+  limits?: 'openclaw' | McpServerLimits
+  /** Each call's time limit at the gateway (the manager's `toolTimeout` still applies). Default 600000. */
+  toolTimeoutMs?: number
+}

@@ -489,3 +489,10 @@ where
         run(input.map_err(failed)?).await.map_err(failed)
     })
 }
+
+impl McpManager {
+    /// The core manager (for the binding's other files: `manager.serve()`).
+    pub(super) fn core(&self) -> &Arc<Manager> {
+        &self.inner
+    }
+}

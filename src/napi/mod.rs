@@ -6,6 +6,7 @@ mod catalog;
 mod client_requests;
 mod events;
 mod functions;
+mod gateway;
 mod hooks;
 mod host_env;
 mod logger;

@@ -95,7 +95,7 @@ type CallFn = ThreadsafeFunction<
 >;
 type AbortFn =
     ThreadsafeFunction<FnArgs<(u32, String)>, (), FnArgs<(u32, String)>, Status, false, true>;
-type KeepAlive = ThreadsafeFunction<(), (), (), Status, false, false>;
+pub(super) type KeepAlive = ThreadsafeFunction<(), (), (), Status, false, false>;
 
 struct JsTool {
     tool: Tool,

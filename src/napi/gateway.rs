@@ -1,0 +1,146 @@
+//! `manager.serve(options)`: the manager's tools as one MCP server (the core's `gateway`), and
+//! `McpGateway`, the handle of one served over HTTP. Conversion and hosting only.
+
+use std::sync::{Arc, Mutex};
+
+use ::napi::bindgen_prelude::*;
+use napi_derive::napi;
+use tokio_util::sync::CancellationToken;
+
+use super::manager::McpManager;
+use super::server_host::KeepAlive;
+use crate::gateway::options::{GatewayOptions, GatewayTransport};
+use crate::gateway::{ManagerTools, follow_tool_changes};
+use crate::server::handler::Server;
+use crate::server::http::HttpServer;
+
+/// A gateway served over Streamable HTTP: where clients connect, and how to stop it.
+#[napi]
+pub struct McpGateway {
+    url: String,
+    stop: CancellationToken,
+    http: Arc<Mutex<Option<HttpServer>>>,
+    /// Holds the event loop while the gateway listens (a threadsafe function does).
+    keep_alive: Arc<Mutex<Option<KeepAlive>>>,
+}
+
+#[napi]
+impl McpGateway {
+    /// `http://<host>:<port><path>`, with the port actually bound.
+    #[napi(getter)]
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+
+    /// Stops listening; open sessions end and their calls are cancelled. Idempotent; never
+    /// rejects. The manager's shutdown stops it too.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+        self.stop.cancel();
+        let (http, keep_alive) = (self.http.clone(), self.keep_alive.clone());
+        env.spawn_future(async move {
+            stop_http(&http, &keep_alive).await;
+            Ok(())
+        })
+    }
+}
+
+async fn stop_http(http: &Mutex<Option<HttpServer>>, keep_alive: &Mutex<Option<KeepAlive>>) {
+    let server = http.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(server) = server {
+        server.close().await;
+    }
+    keep_alive.lock().unwrap_or_else(|p| p.into_inner()).take();
+}
+
+#[napi]
+impl McpManager {
+    /// Serves the manager's agent tools (or a view's) as one MCP server: `{ transport: 'stdio' }`
+    /// resolves when the client closes stdin or the manager shuts down; `{ transport: 'http',
+    /// host?, port?, path?, stateless?, allowedOrigins?, allowedHosts? }` resolves an
+    /// `McpGateway` once listening. Also `view?` (a view spec), `name?`, `version?`,
+    /// `instructions?`, `limits?`, `toolTimeoutMs?`. Throws a TypeError naming a bad option;
+    /// rejects after `shutdown()` or when it cannot listen.
+    #[napi(
+        ts_args_type = "options: McpGatewayOptions",
+        ts_return_type = "Promise<McpGateway | undefined>"
+    )]
+    pub fn serve<'env>(
+        &self,
+        env: &'env Env,
+        options: Unknown,
+    ) -> Result<PromiseRaw<'env, Option<McpGateway>>> {
+        let invalid = |message: String| match env.throw_type_error(&message, None) {
+            Ok(()) => Error::new(Status::PendingException, message),
+            Err(_) => Error::new(Status::InvalidArg, message),
+        };
+        let json = super::json_from_js(env, options)
+            .map_err(|e| invalid(format!("serve: {}", e.reason)))?;
+        let options =
+            GatewayOptions::from_json(&json).map_err(|e| invalid(format!("serve: {e}")))?;
+        let manager = self.core().clone();
+        let view = match &options.view {
+            None => None,
+            Some(spec) => Some(
+                manager
+                    .view(spec.clone())
+                    .map_err(|e| invalid(format!("serve: {e}")))?,
+            ),
+        };
+        let keep_alive = match options.transport {
+            GatewayTransport::Http(_) => {
+                let noop = env.create_function_from_closure::<(), (), _>("serving", |_| Ok(()))?;
+                Some(noop.build_threadsafe_function::<()>().build()?)
+            }
+            GatewayTransport::Stdio => None,
+        };
+        let ended = manager.shutting_down();
+        env.spawn_future(async move {
+            if ended.is_cancelled() {
+                return Err(Error::from_reason("serve: the manager is shut down"));
+            }
+            let server = Server::new(ManagerTools::new(manager, view), options.server);
+            ::napi::bindgen_prelude::spawn(follow_tool_changes(server.clone()));
+            match options.transport {
+                GatewayTransport::Stdio => {
+                    crate::server::stdio::serve(
+                        &server,
+                        tokio::io::stdin(),
+                        tokio::io::stdout(),
+                        ended,
+                    )
+                    .await
+                    .map_err(|e| Error::from_reason(format!("serve: {e}")))?;
+                    Ok(None)
+                }
+                GatewayTransport::Http(http) => {
+                    let listening = crate::server::http::serve(server, http)
+                        .await
+                        .map_err(|e| Error::from_reason(format!("serve: {e}")))?;
+                    let url = listening.url.clone();
+                    let stop = CancellationToken::new();
+                    let http = Arc::new(Mutex::new(Some(listening)));
+                    let keep_alive = Arc::new(Mutex::new(keep_alive));
+                    // The manager's shutdown or close(), whichever comes first, stops it.
+                    ::napi::bindgen_prelude::spawn({
+                        let (stop, http, keep_alive) =
+                            (stop.clone(), http.clone(), keep_alive.clone());
+                        async move {
+                            tokio::select! {
+                                _ = ended.cancelled() => {}
+                                _ = stop.cancelled() => {}
+                            }
+                            stop_http(&http, &keep_alive).await;
+                        }
+                    });
+                    Ok(Some(McpGateway {
+                        url,
+                        stop,
+                        http,
+                        keep_alive,
+                    }))
+                }
+            }
+        })
+    }
+}
