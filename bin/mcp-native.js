@@ -20,6 +20,7 @@ const COMMANDS = {
   probe: () => require('./cli/commands/probe').probe,
   doctor: () => require('./cli/commands/doctor').doctor,
   import: () => require('./cli/commands/import').importConfig,
+  serve: () => require('./cli/commands/serve').serve,
   login: () => require('./cli/commands/login').loginOrLogout,
   logout: () => require('./cli/commands/login').loginOrLogout,
 }

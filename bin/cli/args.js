@@ -2,7 +2,7 @@
 // The command line, read into { command, positional, flags }. Every error names the flag or the
 // argument it is about; nothing is read from the environment here.
 
-const COMMANDS = ['run', 'status', 'tools', 'call', 'resources', 'prompts', 'probe', 'doctor', 'import', 'login', 'logout']
+const COMMANDS = ['run', 'status', 'tools', 'call', 'resources', 'prompts', 'probe', 'doctor', 'import', 'serve', 'login', 'logout']
 
 /** Flags every command takes: name → whether it takes a value. */
 const GLOBAL = {
@@ -29,6 +29,7 @@ const COMMAND_FLAGS = {
   probe: { flags: {}, positional: [1, 1] },
   doctor: { flags: { '--offline': false }, positional: [0, 0] },
   import: { flags: { '--to': true }, positional: [1, 1] },
+  serve: { flags: { '--http': true, '--host': true, '--stateless': false }, positional: [0, 0] },
   login: { flags: { '--code': false }, positional: [1, 1] },
   logout: { flags: {}, positional: [1, 1] },
 }

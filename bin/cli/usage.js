@@ -28,6 +28,7 @@ const COMMANDS = `Commands:
   probe SERVER      connect, initialize, list and ping one server, timing each step
   doctor            check the config and every server; print each problem with its fix
   import FILE       convert any config this package reads to an McpConfig or openclaw.json
+  serve             serve every server's tools as one MCP server (stdio, or --http PORT)
   login SERVER      sign in to an OAuth server
   logout SERVER     delete an OAuth server's stored tokens`
 
@@ -106,6 +107,21 @@ Reads FILE in any config shape this package reads (see --config) and prints it o
   --to openclaw   an openclaw.json fragment {"agents": {"defaults": {"mcp": {...}}}}
                   (with --agent: {"agents": {"list": [{"id": ..., "mcp": {...}}]}})
 Values equal to the defaults are left out; what was ignored on the way is listed on stderr.
+
+${GLOBAL}`,
+  serve: `usage: openclaw-mcp-native serve [--http PORT [--host H] [--stateless]] [OPTIONS]
+
+Starts the servers and serves their agent tools as one MCP server (a gateway): the names the
+manager gives them, every result redacted and wrapped as untrusted content, progress and
+cancellation passed both ways, tools/list_changed when the tools change. Without --http it
+speaks MCP on stdin/stdout (point Claude Desktop, Cursor or any MCP client at this command);
+logs and the start display go to stderr. Without --config it serves the built-in example.
+  --http PORT    serve Streamable HTTP on PORT (0: a free one) instead; prints the URL on stdout
+  --host H       the address to listen on (default 127.0.0.1; only loopback clients are
+                 accepted on a loopback address)
+  --stateless    no HTTP sessions: each request served on its own
+
+Runs until the client closes stdin (stdio) or the process gets SIGINT/SIGTERM.
 
 ${GLOBAL}`,
   login: `usage: openclaw-mcp-native login SERVER --config FILE [--code] [OPTIONS]

@@ -1,0 +1,112 @@
+// The gateway (manager.serve()) and the CLI's `serve`, with real clients: the TypeScript SDK v1
+// client driver (fixtures/clients) over stdio and Streamable HTTP, in front of the built-in
+// example and the fault server. server-clients.spec.ts runs all three client SDKs through the
+// gateway in front of server-everything.
+import { execFile, spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { cleanup, CLI, createManager, echoServer, faultServer, NODE, ROOT, tempDir, trackPids } from './helpers'
+
+afterEach(cleanup)
+
+const DRIVER = path.join(ROOT, '__test__', 'fixtures', 'clients', 'sdk-v1-client.mjs')
+const GATEWAY = path.join(ROOT, '__test__', 'fixtures', 'gateway-process.mjs')
+
+interface Line { op: string; ok: boolean; step?: number; result?: any; error?: { message: string } }
+
+function drive(script: object): Promise<Line[]> {
+  return new Promise((resolve, reject) => {
+    execFile(NODE, [DRIVER, JSON.stringify({ timeoutMs: 40_000, ...script })], { timeout: 50_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
+      const lines = stdout.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Line)
+      if (error && lines.length === 0) reject(new Error(`driver failed: ${error.message}\n${stderr}`))
+      else resolve(lines)
+    })
+  })
+}
+const step = (lines: Line[], i: number) => lines.find((l) => l.step === i)!
+const texts = (l: Line) => (l.result?.content ?? []).filter((c: any) => c.type === 'text').map((c: any) => c.text).join('\n')
+
+describe('openclaw-mcp-native serve', () => {
+  it('serves the built-in example over stdio: the manager names, results wrapped', async () => {
+    const lines = await drive({
+      connect: { command: NODE, args: [CLI, 'serve'] },
+      steps: [{ op: 'listTools' }, { op: 'callTool', name: 'mcp_example_add', args: { a: 40, b: 2 } }],
+    })
+    expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
+    expect(step(lines, 0).result.tools.map((t: any) => t.name)).toEqual(['mcp_example_echo', 'mcp_example_add', 'mcp_example_current_time', 'mcp_example_word_count'])
+    expect(texts(step(lines, 1))).toMatch(/\nFrom: example\n---\n42\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>$/)
+  })
+
+  it('--http 0 prints the URL, serves Streamable HTTP, and stops on SIGTERM', async () => {
+    const child = spawn(NODE, [CLI, 'serve', '--http', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    trackPids(child.pid!)
+    let err = ''
+    child.stderr.on('data', (d) => (err += d))
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d) => {
+        out += d
+        const m = /^(http:\/\/127\.0\.0\.1:\d+\/mcp)$/m.exec(out)
+        if (m) resolve(m[1])
+      })
+      child.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
+    })
+    const lines = await drive({ connect: { url }, steps: [{ op: 'callTool', name: 'mcp_example_echo', args: { text: 'over http' } }] })
+    expect(texts(step(lines, 0))).toContain('\n---\nover http\n')
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(err).toMatch(/Serving 4 tools at http:\/\/127\.0\.0\.1:\d+\/mcp/)
+  })
+
+  it('--host without --http is a usage error naming the flag', async () => {
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(NODE, [CLI, 'serve', '--host', '0.0.0.0'], (error, _out, stderr) => resolve({ code: error ? (error as any).code : 0, stderr })))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--host needs --http PORT')
+  })
+})
+
+describe('manager.serve() in front of the fault server', () => {
+  it('cuts a response over the openclaw limits with a notice; a crashing upstream is an error result and the gateway goes on', async () => {
+    const dir = tempDir()
+    const config = path.join(dir, 'gateway.json')
+    fs.writeFileSync(config, JSON.stringify({ servers: { fault: { ...faultServer(['--rich']), results: 'rich', restartOnCrash: false } } }))
+    const lines = await drive({
+      connect: { command: NODE, args: [GATEWAY, config, 'stdio', JSON.stringify({ limits: 'openclaw' })] },
+      steps: [
+        { op: 'callTool', name: 'mcp_fault_images', args: { count: 12, kind: 'png' } },
+        { op: 'callTool', name: 'mcp_fault_exit', args: { code: 1 } },
+        { op: 'ping' },
+        { op: 'listTools' },
+      ],
+    })
+    expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
+    const images = step(lines, 0)
+    expect(images.ok, JSON.stringify(images.error)).toBe(true)
+    const parts = images.result.content
+    expect(parts.filter((c: any) => c.type === 'image')).toHaveLength(10)
+    expect(texts(images)).toMatch(/more than maxImages 10/)
+    const crashed = step(lines, 1)
+    expect(crashed.ok === false || crashed.result.isError === true, JSON.stringify(crashed)).toBe(true)
+    expect(step(lines, 2)).toMatchObject({ op: 'ping', ok: true })
+    // The crashed server's tools are gone from the list (it is not restarted here).
+    expect(step(lines, 3).result.tools).toEqual([])
+  })
+
+  it('bad options throw a TypeError naming them; after shutdown serve() rejects', async () => {
+    const manager = createManager({ servers: { echo: echoServer() } })
+    expect(() => manager.serve({ transport: 'ws' } as any)).toThrow(TypeError)
+    expect(() => manager.serve({ transport: 'ws' } as any)).toThrow("serve: options.transport must be 'stdio' or 'http', got \"ws\"")
+    expect(() => manager.serve({ transport: 'stdio', port: 3 } as any)).toThrow("serve: options.port applies to transport 'http'")
+    expect(() => manager.serve({ transport: 'http', view: { servers: ['nope'] } } as any)).toThrow(/serve: .*nope/)
+    expect(() => (manager.serve as any)(42)).toThrow(/serve: options must be an object/)
+    await manager.start()
+    const gateway = await manager.serve({ transport: 'http' })
+    expect(gateway!.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+    await manager.shutdown()
+    await expect(manager.serve({ transport: 'http' })).rejects.toThrow('serve: the manager is shut down')
+    await gateway!.close()
+  })
+})
