@@ -210,7 +210,10 @@ async function measure(kind) {
       // Warm-up, and a check of what comes back (outside the timed region).
       for (let i = 0; i < WARM; i++) await s.call({ text: 'warm' })
       const r = await s.call({ text: 'check' })
-      if (r?.content?.[0]?.text !== 'check') throw new Error(`${c.id}: unexpected result ${JSON.stringify(r).slice(0, 200)}`)
+      // The native gateway wraps every result as untrusted content (the SDK gateway passes it on).
+      const text = r?.content?.[0]?.text
+      const ok = c.id === 'native-gateway' ? /\n---\ncheck\n<<<END_EXTERNAL_UNTRUSTED_CONTENT/.test(text ?? '') : text === 'check'
+      if (!ok) throw new Error(`${c.id}: unexpected result ${JSON.stringify(r).slice(0, 200)}`)
     }
     const perRound = Math.ceil(CALLS / ROUNDS)
     for (let round = 0; round < ROUNDS && !budgetHit; round++) {

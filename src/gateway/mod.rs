@@ -8,7 +8,8 @@
 
 pub mod options;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::Value;
@@ -24,15 +25,45 @@ use crate::tool_result::ToolCallResult;
 pub struct ManagerTools {
     manager: Arc<Manager>,
     view: Option<Arc<View>>,
+    /// The tools as last listed: each MCP definition made once (so its schema is parsed, and
+    /// compiled by the server, once), with the agent tool it routes to, for calls. Made again
+    /// by every listing and every change [`follow_tool_changes`] sees; a call the manager no
+    /// longer allows is refused by `execute_call` all the same.
+    offered: Mutex<Option<Arc<Offered>>>,
+}
+
+struct Offered {
+    tools: Vec<Tool>,
+    routes: HashMap<String, AgentTool>,
 }
 
 impl ManagerTools {
     pub fn new(manager: Arc<Manager>, view: Option<Arc<View>>) -> Arc<Self> {
-        Arc::new(Self { manager, view })
+        Arc::new(Self {
+            manager,
+            view,
+            offered: Mutex::new(None),
+        })
     }
 
-    fn agent_tools(&self) -> Vec<AgentTool> {
-        self.manager.agent_tools_in(self.view.as_deref())
+    fn offered(&self) -> Arc<Offered> {
+        let mut offered = self.offered.lock().unwrap_or_else(|p| p.into_inner());
+        offered.get_or_insert_with(|| Arc::new(self.list())).clone()
+    }
+
+    /// Lists the tools again (after a change) and returns them.
+    fn refresh(&self) -> Arc<Offered> {
+        let fresh = Arc::new(self.list());
+        *self.offered.lock().unwrap_or_else(|p| p.into_inner()) = Some(fresh.clone());
+        fresh
+    }
+
+    fn list(&self) -> Offered {
+        let agent = self.manager.agent_tools_in(self.view.as_deref());
+        Offered {
+            tools: agent.iter().map(mcp_tool).collect(),
+            routes: agent.into_iter().map(|t| (t.name.clone(), t)).collect(),
+        }
     }
 }
 
@@ -53,51 +84,58 @@ fn mcp_tool(tool: &AgentTool) -> Tool {
 }
 
 impl ToolProvider for ManagerTools {
+    /// Listed afresh (a listing is rare, and must show a server that just failed as gone).
     fn tools(&self) -> Vec<Tool> {
-        self.agent_tools().iter().map(mcp_tool).collect()
+        self.refresh().tools.clone()
     }
 
     fn tool(&self, name: &str) -> Option<Tool> {
-        self.agent_tools()
-            .iter()
-            .find(|t| t.name == name)
-            .map(mcp_tool)
+        let find = |offered: &Offered| offered.tools.iter().find(|t| t.name == name).cloned();
+        // A tool published a moment ago may not be in the last listing yet.
+        find(&self.offered()).or_else(|| find(&self.refresh()))
     }
 
     fn call(&self, name: &str, args: JsonObject, ctx: CallContext) -> CallFuture {
         let manager = self.manager.clone();
         let view = self.view.clone();
-        let found = self.agent_tools().into_iter().find(|t| t.name == name);
+        let found = (self.offered().routes.get(name).cloned())
+            .or_else(|| self.refresh().routes.get(name).cloned());
         let name = name.to_owned();
         Box::pin(async move {
             let Some(tool) = found else {
                 return Err(format!("no tool named '{name}'"));
             };
             let (progress_tx, mut progress_rx) = mpsc::unbounded_channel::<Progress>();
-            let notices = ctx.notices.clone();
             let redactor = manager.redactor();
             // Upstream progress goes downstream as it comes: the numbers as they are, the
             // message (a server's words) masked.
-            let forward = tokio::spawn(async move {
-                while let Some(p) = progress_rx.recv().await {
-                    let message = p.message.map(|m| redactor.redact(&m).into_owned());
-                    notices.progress(p.progress, p.total, message);
-                }
+            let forward = |p: Progress| {
+                let message = p.message.map(|m| redactor.redact(&m).into_owned());
+                ctx.notices.progress(p.progress, p.total, message);
+            };
+            let call = manager.execute_call(CallRequest {
+                tool_call_id: format!("gateway:{}", ctx.request_id),
+                server_index: tool.server_index,
+                tool: tool.tool.mcp_name.clone(),
+                agent_name: tool.name.clone(),
+                arguments: Some(args),
+                cancel: ctx.cancel.token().clone(),
+                progress: Some(progress_tx),
+                view,
             });
-            let result = manager
-                .execute_call(CallRequest {
-                    tool_call_id: format!("gateway:{}", ctx.request_id),
-                    server_index: tool.server_index,
-                    tool: tool.tool.mcp_name.clone(),
-                    agent_name: tool.name.clone(),
-                    arguments: Some(args),
-                    cancel: ctx.cancel.token().clone(),
-                    progress: Some(progress_tx),
-                    view,
-                })
-                .await;
-            // The sender went with the call: the forwarder ends once it has sent what came.
-            let _ = forward.await;
+            tokio::pin!(call);
+            // In this task rather than a task of its own: no wake of another thread per call,
+            // and every progress notice is sent before the result.
+            let result = loop {
+                tokio::select! {
+                    biased;
+                    Some(p) = progress_rx.recv() => forward(p),
+                    result = &mut call => break result,
+                }
+            };
+            while let Ok(p) = progress_rx.try_recv() {
+                forward(p);
+            }
             Ok(call_result(result))
         })
     }
@@ -129,7 +167,7 @@ pub async fn follow_tool_changes(server: Arc<Server<ManagerTools>>) {
     let mut last: Option<Vec<Tool>> = None;
     manager
         .each_tool_list_change(|| {
-            let now = tools.tools();
+            let now = tools.refresh().tools.clone();
             let changed = last.as_ref().is_some_and(|before| *before != now);
             last = Some(now);
             let server = server.clone();

@@ -25,7 +25,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::limits;
@@ -236,28 +235,38 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let (notices, rx) = Notices::channel();
-        let progress_token = context.meta.get_progress_token();
-        let sender = tokio::spawn(send_notices(
-            rx,
-            context.peer.clone(),
-            progress_token,
-            self.level.clone(),
-        ));
+        let (notices, mut rx) = Notices::channel();
+        let mut out = NoticeSender {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            level: self.level.clone(),
+            last: None,
+        };
         let request_id = serde_json::to_string(&context.id).unwrap_or_default();
-        let result = self
-            .server
-            .call_tool(
-                &request.name,
-                request.arguments,
-                &context.ct,
-                request_id,
-                notices.clone(),
-            )
-            .await;
-        // What the call reported goes before its answer.
+        let call = self.server.call_tool(
+            &request.name,
+            request.arguments,
+            &context.ct,
+            request_id,
+            notices.clone(),
+        );
+        tokio::pin!(call);
+        // The call's notices are sent from this task as they come (no task of their own to
+        // wake and wait for on every call), each before the answer.
+        let result = loop {
+            tokio::select! {
+                biased;
+                Some(notice) = rx.recv() => out.send(notice).await,
+                result = &mut call => break result,
+            }
+        };
         notices.close();
-        let _ = tokio::time::timeout(NOTICE_FLUSH, sender).await;
+        let _ = tokio::time::timeout(NOTICE_FLUSH, async {
+            while let Some(notice) = rx.recv().await {
+                out.send(notice).await;
+            }
+        })
+        .await;
         result.map(CallToolResponse::from)
     }
 
@@ -279,27 +288,28 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
 /// Sends a call's notices in order: progress when the request asked for it (a value not above
 /// the last is not sent: MCP requires progress to increase), log messages at or above the
 /// session's level.
-async fn send_notices(
-    mut rx: mpsc::UnboundedReceiver<Notice>,
+struct NoticeSender {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
     level: Arc<AtomicU8>,
-) {
-    let mut last: Option<f64> = None;
-    while let Some(notice) = rx.recv().await {
+    last: Option<f64>,
+}
+
+impl NoticeSender {
+    async fn send(&mut self, notice: Notice) {
         match notice {
             Notice::Progress {
                 progress,
                 total,
                 message,
             } => {
-                let Some(token) = &progress_token else {
-                    continue;
+                let Some(token) = &self.progress_token else {
+                    return;
                 };
-                if !progress.is_finite() || last.is_some_and(|last| progress <= last) {
-                    continue;
+                if !progress.is_finite() || self.last.is_some_and(|last| progress <= last) {
+                    return;
                 }
-                last = Some(progress);
+                self.last = Some(progress);
                 let mut param = ProgressNotificationParam::new(token.clone(), progress);
                 if let Some(total) = total.filter(|t| t.is_finite()) {
                     param = param.with_total(total);
@@ -307,14 +317,14 @@ async fn send_notices(
                 if let Some(message) = message {
                     param = param.with_message(message);
                 }
-                let _ = peer.notify_progress(param).await;
+                let _ = self.peer.notify_progress(param).await;
             }
             Notice::Log { level: at, data } => {
-                if (at as u8) < level.load(Ordering::Relaxed) {
-                    continue;
+                if (at as u8) < self.level.load(Ordering::Relaxed) {
+                    return;
                 }
                 let param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);
-                let _ = peer.notify_logging_message(param).await;
+                let _ = self.peer.notify_logging_message(param).await;
             }
         }
     }
