@@ -295,6 +295,32 @@ async fn lists_and_calls_tools_and_checks_arguments() {
     assert_eq!(unknown["error"]["message"], "Unknown tool: nope");
 }
 
+/// What the server does not declare (prompts, resources, completions) is method-not-found, not
+/// an empty list that says the capability exists (the conformance runner's
+/// sep-2575-server-declares-prompts-in-discover failed on it).
+#[tokio::test]
+async fn undeclared_capabilities_are_not_methods() {
+    let mut s = session(None).await;
+    for (id, method) in [
+        (1, "prompts/list"),
+        (2, "resources/list"),
+        (3, "resources/templates/list"),
+    ] {
+        s.wire
+            .send(json!({ "jsonrpc": "2.0", "id": id, "method": method }))
+            .await;
+        let (_, answer) = s.wire.answer(id).await;
+        assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
+    }
+    s.wire
+        .send(json!({ "jsonrpc": "2.0", "id": 4, "method": "completion/complete", "params": {
+            "ref": { "type": "ref/prompt", "name": "p" }, "argument": { "name": "a", "value": "" }
+        } }))
+        .await;
+    let (_, answer) = s.wire.answer(4).await;
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+}
+
 #[tokio::test]
 async fn progress_is_sent_before_the_answer_only_when_asked_for() {
     let mut s = session(None).await;
