@@ -8,7 +8,7 @@ mod shapes;
 mod shared;
 mod tool_filter;
 mod validate;
-mod values;
+pub(crate) mod values;
 
 pub use model::{
     DEFAULT_MAX_RESTARTS, DEFAULT_MAX_TOOLS, DEFAULT_RESOURCE_REFRESH_MS, DEFAULT_TIMEOUT_MS,

@@ -6,6 +6,19 @@ use serde_json::Value;
 /// Longest excerpt of a user value quoted in a message.
 const MAX_QUOTED_CHARS: usize = 80;
 
+/// What a value is, in words for a message: `null`, `a boolean`, `a number`, `a string`, `an
+/// array`, `an object`.
+pub(crate) fn kind_in_words(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// The JavaScript-style type name used in `Expected X, received Y`.
 pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {

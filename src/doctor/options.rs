@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::config::values::kind_in_words;
+
 use crate::bridge::NameScheme;
 use crate::config::ConfigShape;
 use crate::secrets::ProviderDefinitions;
@@ -54,17 +56,6 @@ impl Default for DoctorOptions {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 impl DoctorOptions {
     /// The options object as JSON (`null`: all defaults). Errors name the option:
     /// `options.network must be a boolean, got a string`.
@@ -74,11 +65,14 @@ impl DoctorOptions {
             Value::Null => return Ok(out),
             Value::Object(map) => map,
             other => {
-                return Err(format!("options must be an object, got {}", kind(other)));
+                return Err(format!(
+                    "options must be an object, got {}",
+                    kind_in_words(other)
+                ));
             }
         };
         let wrong = |name: &str, what: &str, got: &Value| {
-            format!("options.{name} must be {what}, got {}", kind(got))
+            format!("options.{name} must be {what}, got {}", kind_in_words(got))
         };
         for (key, value) in map {
             if value.is_null() {
@@ -114,7 +108,7 @@ impl DoctorOptions {
                             other => {
                                 return Err(format!(
                                     "options.env.{name} must be a string, got {}",
-                                    kind(other)
+                                    kind_in_words(other)
                                 ));
                             }
                         }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::manager::ViewSpec;
 use crate::server::http::HttpOptions;
-use crate::server::options::{ServerOptions, http_options};
+use crate::server::options::{HTTP_KEYS, SERVER_KEYS, ServerOptions, http_options};
 
 /// The name the gateway gives itself unless told otherwise.
 pub const DEFAULT_NAME: &str = "openclaw-mcp-gateway";
@@ -23,16 +23,6 @@ pub struct GatewayOptions {
     pub server: ServerOptions,
     pub view: Option<ViewSpec>,
 }
-
-const HTTP_KEYS: &[&str] = &[
-    "host",
-    "port",
-    "path",
-    "stateless",
-    "allowedOrigins",
-    "allowedHosts",
-];
-const SERVER_KEYS: &[&str] = &["name", "version", "instructions", "limits", "toolTimeoutMs"];
 
 impl GatewayOptions {
     pub fn from_json(value: &Value) -> Result<Self, String> {

@@ -5,6 +5,8 @@ use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, ResourceCon
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
+use crate::config::values::kind_in_words;
+
 use std::sync::Arc;
 
 use super::{Manager, View};
@@ -158,7 +160,7 @@ impl Manager {
                         Value::String(s) => Ok((k, Value::String(s))),
                         other => Err(format!(
                             "getPrompt: argument '{k}' must be a string, got {}",
-                            json_type(&other)
+                            kind_in_words(&other)
                         )),
                     })
                     .collect::<Result<Map<String, Value>, String>>()
@@ -347,7 +349,7 @@ impl Manager {
                 Some(Value::String(s)) => Ok(s.clone()),
                 Some(other) => Err(format!(
                     "'{key}' must be a string, got {}",
-                    json_type(other)
+                    kind_in_words(other)
                 )),
                 None => Err(format!("'{key}' is required")),
             }
@@ -416,7 +418,7 @@ impl Manager {
                     Some(other) => {
                         return Err(format!(
                             "'arguments' must be an object, got {}",
-                            json_type(other)
+                            kind_in_words(other)
                         ));
                     }
                 };
@@ -430,17 +432,6 @@ impl Manager {
                 Ok(parts.join("\n\n"))
             }
         }
-    }
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

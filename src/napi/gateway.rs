@@ -8,7 +8,7 @@ use napi_derive::napi;
 use tokio_util::sync::CancellationToken;
 
 use super::manager::McpManager;
-use super::server_host::KeepAlive;
+use super::server_host::{KeepAlive, type_error};
 use crate::gateway::options::{GatewayOptions, GatewayTransport};
 use crate::gateway::{ManagerTools, follow_tool_changes};
 use crate::server::handler::Server;
@@ -70,10 +70,7 @@ impl McpManager {
         env: &'env Env,
         options: Unknown,
     ) -> Result<PromiseRaw<'env, Option<McpGateway>>> {
-        let invalid = |message: String| match env.throw_type_error(&message, None) {
-            Ok(()) => Error::new(Status::PendingException, message),
-            Err(_) => Error::new(Status::InvalidArg, message),
-        };
+        let invalid = |message: String| type_error(env, message);
         let json = super::json_from_js(env, options)
             .map_err(|e| invalid(format!("serve: {}", e.reason)))?;
         let options =

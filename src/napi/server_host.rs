@@ -245,7 +245,7 @@ pub struct McpServerHost {
 }
 
 /// A `TypeError` with `message`, thrown.
-fn type_error(env: &Env, message: String) -> Error {
+pub(super) fn type_error(env: &Env, message: String) -> Error {
     match env.throw_type_error(&message, None) {
         Ok(()) => Error::new(Status::PendingException, message),
         Err(_) => Error::new(Status::InvalidArg, message),

@@ -44,11 +44,7 @@ impl ServerOptions {
                     .into(),
             );
         };
-        known(
-            options,
-            "options",
-            &["name", "version", "instructions", "limits", "toolTimeoutMs"],
-        )?;
+        known(options, "options", SERVER_KEYS)?;
         let name = required_string(options, "name")?;
         let version = required_string(options, "version")?;
         let mut parsed = Self::new(name, version);
@@ -81,6 +77,19 @@ pub fn timeout_ms(value: Option<&Value>, name: &str) -> Result<Option<Duration>,
 }
 
 /// `serveHttp`'s options (`null` takes every default).
+/// The options of `serveHttp` (and of `manager.serve` over HTTP).
+pub const HTTP_KEYS: &[&str] = &[
+    "host",
+    "port",
+    "path",
+    "stateless",
+    "allowedOrigins",
+    "allowedHosts",
+];
+
+/// The options of a server: `McpServerHost`'s, and the gateway's besides its own.
+pub const SERVER_KEYS: &[&str] = &["name", "version", "instructions", "limits", "toolTimeoutMs"];
+
 pub fn http_options(value: &Value) -> Result<HttpOptions, String> {
     let mut parsed = HttpOptions::default();
     let options = match value {
@@ -93,18 +102,7 @@ pub fn http_options(value: &Value) -> Result<HttpOptions, String> {
             );
         }
     };
-    known(
-        options,
-        "options",
-        &[
-            "host",
-            "port",
-            "path",
-            "stateless",
-            "allowedOrigins",
-            "allowedHosts",
-        ],
-    )?;
+    known(options, "options", HTTP_KEYS)?;
     if let Some(host) = optional_string(options, "host")? {
         parsed.host = host;
     }

@@ -11,6 +11,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::Value;
+
+use crate::config::values::kind_in_words;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -218,7 +220,7 @@ pub fn result_from_json(value: Value) -> Result<CallToolResult, String> {
         other => {
             return Err(format!(
                 "the tool returned {}; {EXPECTED}",
-                json_kind(&other)
+                kind_in_words(&other)
             ));
         }
     };
@@ -228,7 +230,7 @@ pub fn result_from_json(value: Value) -> Result<CallToolResult, String> {
         Some(other) => {
             return Err(format!(
                 "the tool returned content that is {}, not an array",
-                json_kind(&other)
+                kind_in_words(&other)
             ));
         }
     };
@@ -238,7 +240,7 @@ pub fn result_from_json(value: Value) -> Result<CallToolResult, String> {
         Some(other) => {
             return Err(format!(
                 "the tool returned structuredContent that is {}, not an object",
-                json_kind(&other)
+                kind_in_words(&other)
             ));
         }
     };
@@ -248,7 +250,7 @@ pub fn result_from_json(value: Value) -> Result<CallToolResult, String> {
         Some(other) => {
             return Err(format!(
                 "the tool returned isError that is {}, not a boolean",
-                json_kind(&other)
+                kind_in_words(&other)
             ));
         }
     };
@@ -273,7 +275,7 @@ pub fn result_from_json(value: Value) -> Result<CallToolResult, String> {
 /// One content item, checked the way a client will read it.
 fn content_block(item: Value) -> Result<ContentBlock, String> {
     let Value::Object(fields) = &item else {
-        return Err(format!("{} is not a content item", json_kind(&item)));
+        return Err(format!("{} is not a content item", kind_in_words(&item)));
     };
     let kind = match fields.get("type") {
         Some(Value::String(kind)) => kind.clone(),
@@ -288,17 +290,6 @@ fn content_block(item: Value) -> Result<ContentBlock, String> {
         ));
     }
     serde_json::from_value::<ContentBlock>(item).map_err(|e| format!("{kind} item: {e}"))
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]
