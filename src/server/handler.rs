@@ -243,6 +243,7 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
             peer: context.peer.clone(),
             progress_token: context.meta.get_progress_token(),
             level: self.level.clone(),
+            request_level: request_log_level(&context.meta),
             last: None,
         };
         let request_id = serde_json::to_string(&context.id).unwrap_or_default();
@@ -331,7 +332,18 @@ struct NoticeSender {
     peer: Peer<RoleServer>,
     progress_token: Option<ProgressToken>,
     level: Arc<AtomicU8>,
+    /// A 2026-07-28 request says in its own `_meta` which log messages it wants (`None`: none);
+    /// an older one leaves it to the session's `logging/setLevel`.
+    request_level: Option<Option<u8>>,
     last: Option<f64>,
+}
+
+/// What a request's `_meta` asks of log messages: `None` for a request of a revision before
+/// 2026-07-28 (no protocol version in `_meta`: the session's level applies); on 2026-07-28,
+/// `Some(level)` from `io.modelcontextprotocol/logLevel`, `Some(None)` without it (none sent).
+fn request_log_level(meta: &rmcp::model::RequestMetaObject) -> Option<Option<u8>> {
+    meta.protocol_version()?;
+    Some(meta.log_level().map(|l| from_rmcp_level(l) as u8))
 }
 
 impl NoticeSender {
@@ -359,7 +371,12 @@ impl NoticeSender {
                 let _ = self.peer.notify_progress(param).await;
             }
             Notice::Log { level: at, data } => {
-                if (at as u8) < self.level.load(Ordering::Relaxed) {
+                let threshold = match self.request_level {
+                    Some(None) => return,
+                    Some(Some(level)) => level,
+                    None => self.level.load(Ordering::Relaxed),
+                };
+                if (at as u8) < threshold {
                     return;
                 }
                 let param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);

@@ -313,9 +313,11 @@ async fn undeclared_capabilities_are_not_methods() {
         assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
     }
     s.wire
-        .send(json!({ "jsonrpc": "2.0", "id": 4, "method": "completion/complete", "params": {
+        .send(
+            json!({ "jsonrpc": "2.0", "id": 4, "method": "completion/complete", "params": {
             "ref": { "type": "ref/prompt", "name": "p" }, "argument": { "name": "a", "value": "" }
-        } }))
+        } }),
+        )
         .await;
     let (_, answer) = s.wire.answer(4).await;
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
@@ -376,6 +378,39 @@ async fn log_messages_follow_the_level_the_client_sets() {
     let (notes, _) = s.wire.call(3, "logs", json!({}), None).await;
     assert_eq!(notes.len(), 1);
     assert_eq!(notes[0]["params"]["level"], "error");
+}
+
+/// A 2026-07-28 request (its `_meta` carries the protocol version) gets log messages only at the
+/// level its own `io.modelcontextprotocol/logLevel` asks, none without it (the conformance
+/// runner's sep-2575-server-no-log-without-loglevel failed: they followed the session's level).
+#[tokio::test]
+async fn a_2026_request_gets_the_logs_it_asks_for_and_none_unasked() {
+    let mut s = session(None).await;
+    let modern = |level: Option<&str>| {
+        let mut meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        if let Some(level) = level {
+            meta["io.modelcontextprotocol/logLevel"] = json!(level);
+        }
+        Some(meta)
+    };
+    let (notes, answer) = s.wire.call(1, "logs", json!({}), modern(None)).await;
+    assert!(!is_error(&answer));
+    assert!(notes.is_empty(), "{notes:?}");
+    let (notes, _) = s
+        .wire
+        .call(2, "logs", json!({}), modern(Some("error")))
+        .await;
+    let levels: Vec<&str> = notes
+        .iter()
+        .map(|n| n["params"]["level"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["error"]);
+    // A request without the 2026 keys still follows the session (everything until setLevel).
+    let (notes, _) = s.wire.call(3, "logs", json!({}), None).await;
+    assert_eq!(notes.len(), 2);
 }
 
 #[tokio::test]
