@@ -1,8 +1,8 @@
 // The client drivers in __test__/fixtures/clients (TypeScript SDK v1, SDK v2, Python `mcp` 2.x)
-// against a real server, over stdio and Streamable HTTP. Today the server is
-// @modelcontextprotocol/server-everything: this proves the drivers list, call, receive progress and
-// log notifications, and cancel. The same scripts will be pointed at McpServerHost and at the
-// gateway (`manager.serve()`): add a target to TARGETS with the tool names it offers.
+// against real servers, over stdio and Streamable HTTP: @modelcontextprotocol/server-everything
+// (which proves the drivers list, call, receive progress and log notifications, and cancel),
+// the SDK-written gateway in front of it, McpServerHost with JS tools, and the native gateway
+// (`manager.serve()`) in front of server-everything.
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -13,6 +13,7 @@ import { cleanup, NODE, ROOT, trackPids } from './helpers'
 const CLIENTS = path.join(ROOT, '__test__', 'fixtures', 'clients')
 const SDK_GATEWAY = path.join(ROOT, 'bench', 'sdk-gateway.mjs')
 const NATIVE_GATEWAY = path.join(ROOT, '__test__', 'fixtures', 'gateway-process.mjs')
+const HOST = path.join(ROOT, '__test__', 'fixtures', 'host-server.mjs')
 const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js')
 
 const DRIVERS = {
@@ -140,6 +141,29 @@ beforeAll(async () => {
     child.on('exit', (code) => reject(new Error(`the native gateway exited (${code}): ${err}`)))
   })
 }, 30_000)
+// McpServerHost with JS tools (fixtures/host-server.mjs), over stdio and Streamable HTTP.
+const onHost = {
+  echo: { name: 'echo', args: { text: 'hi there' }, text: /^hi there$/ },
+  slow: (seconds: number, steps: number) => ({ name: 'long_operation', args: { duration: seconds, steps } }),
+  log: { name: 'logs', args: {} },
+}
+let hostHttpUrl = ''
+beforeAll(async () => {
+  const child = spawn(NODE, [HOST, 'http'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  trackPids(child.pid!)
+  started.push(child)
+  hostHttpUrl = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    let err = ''
+    child.stderr!.on('data', (d) => (err += d))
+    child.stdout!.on('data', (d) => {
+      out += d
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (line) resolve(JSON.parse(line).url)
+    })
+    child.on('exit', (code) => reject(new Error(`the host exited (${code}): ${err}`)))
+  })
+}, 30_000)
 const TARGETS: Target[] = [
   { name: 'server-everything stdio', connect: () => ({ command: NODE, args: [EVERYTHING] }), ...everything },
   { name: 'server-everything http', connect: () => ({ url: httpUrl }), ...everything },
@@ -148,6 +172,8 @@ const TARGETS: Target[] = [
     connect: () => ({ command: NODE, args: [SDK_GATEWAY, '--config', GATEWAY_CONFIG] }),
     ...viaGateway,
   },
+  { name: 'McpServerHost stdio', connect: () => ({ command: NODE, args: [HOST, 'stdio'] }), ...onHost },
+  { name: 'McpServerHost http', connect: () => ({ url: hostHttpUrl }), ...onHost },
   { name: 'native gateway stdio -> server-everything', connect: () => ({ command: NODE, args: [NATIVE_GATEWAY, GATEWAY_CONFIG, 'stdio'] }), ...viaNative },
   { name: 'native gateway http -> server-everything', connect: () => ({ url: nativeHttpUrl }), ...viaNative },
 ]

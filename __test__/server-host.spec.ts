@@ -139,7 +139,7 @@ describe.each(transports)('McpServerHost over %s', (name, connect) => {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, logging: {} })
     const { tools } = await client.listTools()
     expect(tools.map((t) => t.name)).toEqual([
-      'echo', 'slow', 'hang', 'quick_hang', 'throws', 'garbage', 'images', 'logs', 'structured', 'add_late',
+      'echo', 'slow', 'long_operation', 'hang', 'quick_hang', 'throws', 'garbage', 'images', 'logs', 'structured', 'add_late',
     ])
     const echo = tools[0]
     expect(echo).toMatchObject({
