@@ -94,7 +94,8 @@ const runs = [
 
 let md = `# The command-line tool: a transcript
 
-Every subcommand of \`openclaw-mcp-native\` (\`bin/mcp-native.js\`), run on the built-in example and
+Every subcommand of \`openclaw-mcp-native\` (\`bin/mcp-native.js\`; \`login\`/\`logout\` need an OAuth server, see
+[oauth.md](oauth.md)), run on the built-in example and
 on a Claude Desktop config of real servers: \`@modelcontextprotocol/server-everything\`,
 \`server-filesystem\` and \`server-memory\` over stdio (through \`npx\`, versions pinned), and
 server-everything over Streamable HTTP on 127.0.0.1. Written by \`node scripts/cli-transcript.mjs\`
@@ -113,6 +114,37 @@ for (const [title, args] of runs) {
   const r = spawnSync('sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, COLUMNS: '100' }, timeout: 120_000 })
   const cmd = ['openclaw-mcp-native', ...args.map((a) => (/^[\w./:@=-]+$/.test(a) ? a : `'${a}'`))].join(' ')
   md += `\n\`\`\`console\n$ ${shown(cmd)}\n${shown(r.stdout || '').trimEnd()}\n[exit ${r.status}]\n\`\`\`\n`
+}
+
+// serve: the real servers as one MCP server over Streamable HTTP, and an MCP client (the
+// TypeScript SDK v1 driver of the tests) listing and calling through it.
+{
+  const serveArgs = ['serve', '--http', '0', '--config', config]
+  const gateway = spawn(process.execPath, [CLI, ...serveArgs], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COLUMNS: '100' } })
+  let out = ''
+  let err = ''
+  gateway.stderr.on('data', (d) => (err += d))
+  const url = await new Promise((resolve, reject) => {
+    gateway.stdout.on('data', (d) => {
+      out += d
+      const m = /^(http:\/\/\S+)$/m.exec(out)
+      if (m) resolve(m[1])
+    })
+    gateway.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
+  })
+  const script = { connect: { url }, steps: [{ op: 'listTools' }, { op: 'callTool', name: 'mcp_memory_read_graph', args: {} }] }
+  const driver = path.join(ROOT, '__test__', 'fixtures', 'clients', 'sdk-v1-client.mjs')
+  const r = spawnSync(process.execPath, [driver, JSON.stringify(script)], { encoding: 'utf8', timeout: 60_000 })
+  const lines = (r.stdout || '').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+  const listed = lines.find((l) => l.op === 'listTools')
+  const called = lines.find((l) => l.op === 'callTool')
+  const stopped = new Promise((resolve) => gateway.on('exit', (code) => resolve(code)))
+  gateway.kill('SIGTERM')
+  const code = await stopped
+  md += `\n## serve: every server's tools as one MCP server\n\nThe gateway over Streamable HTTP, and an MCP client (the TypeScript SDK v1) talking to it\n(\`__test__/fixtures/clients/sdk-v1-client.mjs\`): it lists ${listed.result.tools.length} tools under the manager's names and\ncalls one; the result comes wrapped as untrusted content. Stopped with SIGTERM.\n`
+  const anyPort = (text) => shown(text).replace(/127\.0\.0\.1:\d+\/mcp/g, '127.0.0.1:PORT/mcp')
+  md += `\n\`\`\`console\n$ openclaw-mcp-native ${shown(serveArgs.join(' '))}\n${anyPort(err + out).trimEnd()}\n[exit ${code}]\n\`\`\`\n`
+  md += `\nThe client's view: ${shown(listed.result.tools.slice(0, 4).map((t) => t.name).join(', '))}, … and the call's result:\n\n\`\`\`text\n${shown(called.result.content[0].text)}\n\`\`\`\n`
 }
 http.kill()
 fs.rmSync(work, { recursive: true, force: true })
