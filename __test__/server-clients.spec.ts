@@ -124,12 +124,13 @@ const viaNative = {
   echo: { name: 'mcp_everything_echo', args: { message: 'hi there' }, text: /\nFrom: everything\n---\nEcho: hi there\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>$/ },
   slow: (seconds: number, steps: number) => ({ ...everything.slow(seconds, steps), name: 'mcp_everything_trigger-long-running-operation' }),
 }
-let nativeHttpUrl = ''
-beforeAll(async () => {
-  const child = spawn(NODE, [NATIVE_GATEWAY, GATEWAY_CONFIG, 'http'], { stdio: ['pipe', 'pipe', 'pipe'] })
+/** Starts `node <args>` (a fixture that prints `{"url": ...}` on stdout once it listens) and
+ *  resolves the URL; rejects if it exits first. */
+function startPrintingUrl(args: string[], what: string): Promise<string> {
+  const child = spawn(NODE, args, { stdio: ['pipe', 'pipe', 'pipe'] })
   trackPids(child.pid!)
   started.push(child)
-  nativeHttpUrl = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     let out = ''
     let err = ''
     child.stderr!.on('data', (d) => (err += d))
@@ -138,8 +139,12 @@ beforeAll(async () => {
       const line = out.split('\n').find((l) => l.startsWith('{'))
       if (line) resolve(JSON.parse(line).url)
     })
-    child.on('exit', (code) => reject(new Error(`the native gateway exited (${code}): ${err}`)))
+    child.on('exit', (code) => reject(new Error(`${what} exited (${code}): ${err}`)))
   })
+}
+let nativeHttpUrl = ''
+beforeAll(async () => {
+  nativeHttpUrl = await startPrintingUrl([NATIVE_GATEWAY, GATEWAY_CONFIG, 'http'], 'the native gateway')
 }, 30_000)
 // McpServerHost with JS tools (fixtures/host-server.mjs), over stdio and Streamable HTTP.
 const onHost = {
@@ -149,20 +154,7 @@ const onHost = {
 }
 let hostHttpUrl = ''
 beforeAll(async () => {
-  const child = spawn(NODE, [HOST, 'http'], { stdio: ['ignore', 'pipe', 'pipe'] })
-  trackPids(child.pid!)
-  started.push(child)
-  hostHttpUrl = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
-      out += d
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (line) resolve(JSON.parse(line).url)
-    })
-    child.on('exit', (code) => reject(new Error(`the host exited (${code}): ${err}`)))
-  })
+  hostHttpUrl = await startPrintingUrl([HOST, 'http'], 'the host')
 }, 30_000)
 const TARGETS: Target[] = [
   { name: 'server-everything stdio', connect: () => ({ command: NODE, args: [EVERYTHING] }), ...everything },
