@@ -51,6 +51,7 @@ fn spawn_tree_process() -> ServerProcess {
         grace: Duration::from_millis(500),
         task_hints: Default::default(),
         history: Default::default(),
+        output: Default::default(),
     };
     // The transport (the server's stdin and stdout) closes here; `sleep` never reads it.
     stdio::spawn(&spec, &Log::null()).expect("spawn").0

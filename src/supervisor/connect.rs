@@ -441,6 +441,7 @@ async fn connect_stdio(
         grace,
         task_hints: server.fresh_task_hints(),
         history: server.stderr.clone(),
+        output: server.options.output_watcher.clone(),
     };
     let (mut process, transport, lane) =
         stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;

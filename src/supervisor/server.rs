@@ -224,6 +224,9 @@ pub struct RuntimeOptions {
     pub cache_dir: Option<std::path::PathBuf>,
     /// The host's part in OAuth (its `authorize` step and its token store).
     pub oauth: crate::oauth::OAuthHost,
+    /// Given each stdio session's output as it opens (the addon's JS thread reads it while it
+    /// waits for a lone call).
+    pub output_watcher: crate::transport::stdio_lines::OutputWatcher,
 }
 
 impl Default for RuntimeOptions {
@@ -237,6 +240,7 @@ impl Default for RuntimeOptions {
             client_requests: crate::session::ClientRequests::default(),
             cache_dir: None,
             oauth: crate::oauth::OAuthHost::default(),
+            output_watcher: Default::default(),
         }
     }
 }

@@ -14,6 +14,8 @@ pub mod job_object;
 pub mod json_peek;
 pub mod net;
 pub mod orphan_guard;
+#[cfg(unix)]
+pub mod pipe_reader;
 pub mod sse;
 pub mod sse_events;
 pub mod stdin_writer;

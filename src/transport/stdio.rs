@@ -16,7 +16,9 @@ use std::time::Duration;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use secrecy::{ExposeSecret, SecretString};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, ChildStdout};
+use tokio::process::Child;
+#[cfg(not(unix))]
+use tokio::process::ChildStdout;
 
 use super::call_lane::CallLane;
 use super::orphan_guard;
@@ -54,6 +56,8 @@ pub struct SpawnSpec<'a> {
     /// Also given every stderr line (masked, as logged): the owner's tail, which outlives this
     /// process (the process's own tail is for its start-failure message).
     pub history: StderrTail,
+    /// Given the session's output, for another thread to read (see `stdio_lines`).
+    pub output: super::stdio_lines::OutputWatcher,
 }
 
 /// The last lines a server wrote to stderr.
@@ -95,7 +99,13 @@ pub struct ServerProcess {
     tree: Option<super::job_object::ServerTree>,
 }
 
-pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, CheckedLines<ChildStdout>, RmcpStdin>;
+pub type StdioTransport = AsyncRwTransport<rmcp::RoleClient, CheckedLines<StdoutReader>, RmcpStdin>;
+
+/// The server's stdout as read (on Unix with a pause while another thread reads it).
+#[cfg(unix)]
+pub type StdoutReader = super::pipe_reader::PipeReader;
+#[cfg(not(unix))]
+pub type StdoutReader = ChildStdout;
 
 /// Spawns the server and returns the process, the JSON-RPC transport over its stdio for rmcp,
 /// and the [call lane](super::call_lane) sharing that stdio.
@@ -159,30 +169,31 @@ pub fn spawn(
         spec.server.to_owned(),
     ));
     spec.fault.clear();
+    let process = ServerProcess {
+        child,
+        pgid,
+        stderr: tail,
+        stderr_task,
+        grace: spec.grace,
+        released: false,
+        fault: spec.fault.clone(),
+        #[cfg(windows)]
+        tree,
+    };
+    // (On failure the process is dropped, which takes its group down.)
+    #[cfg(unix)]
+    let stdout = super::pipe_reader::PipeReader::new(stdout)?;
     let stdin = StdinWriter::new(stdin);
     let lane = CallLane::new(stdin.clone());
     let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone())
         .with_hints(spec.task_hints.clone())
         .with_lane(lane.clone());
+    spec.output.offer(&stdout);
     // rmcp's own bound (which drops the line and reads on) is never reached: a raw line over
     // the limit ends the stream first, and a repaired one gets room for its repair.
     let transport = AsyncRwTransport::new_client(stdout, stdin.for_rmcp())
         .with_max_line_length(super::stdio_lines::rmcp_line_limit(spec.max_message_bytes));
-    Ok((
-        ServerProcess {
-            child,
-            pgid,
-            stderr: tail,
-            stderr_task,
-            grace: spec.grace,
-            released: false,
-            fault: spec.fault.clone(),
-            #[cfg(windows)]
-            tree,
-        },
-        transport,
-        lane,
-    ))
+    Ok((process, transport, lane))
 }
 
 async fn forward_stderr(

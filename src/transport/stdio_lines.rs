@@ -64,7 +64,20 @@ impl StreamFault {
 
 /// The server's stdout as checked lines (see the module docs). Ends at the first line longer
 /// than `max_line` bytes (the newline not counted), recording why in the [`StreamFault`].
+///
+/// The state sits behind a lock shared with [`PollableOutput`]: another thread (the addon's
+/// JS thread) may read the pipe in the reader's place while it is told to (see
+/// [`CheckedLines::pollable`]); the lines it reads are checked, and given to the lane or queued
+/// for the reader, exactly as the reader's own.
 pub struct CheckedLines<R> {
+    shared: Arc<Shared<R>>,
+}
+
+struct Shared<R> {
+    state: Mutex<State<R>>,
+}
+
+struct State<R> {
     inner: R,
     max_line: usize,
     fault: StreamFault,
@@ -79,41 +92,69 @@ pub struct CheckedLines<R> {
     eof: bool,
     /// A line went over the limit: nothing more is passed on.
     ended: bool,
+    /// A read failed while another thread read in the reader's place: the reader gets it.
+    failed: Option<std::io::Error>,
     /// Shown every line before rmcp parses it.
     hints: Option<std::sync::Arc<super::task_hints::TaskHints>>,
     /// Takes the lines that answer its calls before rmcp sees them; closed when the output ends.
     lane: Option<Arc<super::call_lane::CallLane>>,
+    /// Another thread reads the pipe: the reader only takes what it queued.
+    polled: bool,
+    /// The reader, waiting for lines another thread reads.
+    reader: Option<std::task::Waker>,
+    /// The reader is gone (the session ended): nothing reads any more.
+    closed: bool,
 }
 
 impl<R> CheckedLines<R> {
     pub fn new(inner: R, max_line: usize, fault: StreamFault) -> Self {
         Self {
-            inner,
-            max_line,
-            fault,
-            chunk: vec![0; CHUNK].into_boxed_slice(),
-            line: Vec::new(),
-            ready: Vec::new(),
-            served: 0,
-            eof: false,
-            ended: false,
-            hints: None,
-            lane: None,
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    inner,
+                    max_line,
+                    fault,
+                    chunk: vec![0; CHUNK].into_boxed_slice(),
+                    line: Vec::new(),
+                    ready: Vec::new(),
+                    served: 0,
+                    eof: false,
+                    ended: false,
+                    failed: None,
+                    hints: None,
+                    lane: None,
+                    polled: false,
+                    reader: None,
+                    closed: false,
+                }),
+            }),
         }
     }
 
+    fn state(&self) -> std::sync::MutexGuard<'_, State<R>> {
+        self.shared.lock()
+    }
+
     /// Lines answering `lane`'s calls go to it, not to the reader.
-    pub fn with_lane(mut self, lane: Arc<super::call_lane::CallLane>) -> Self {
-        self.lane = Some(lane);
+    pub fn with_lane(self, lane: Arc<super::call_lane::CallLane>) -> Self {
+        self.state().lane = Some(lane);
         self
     }
 
     /// Shows every line to `hints` (what rmcp's types drop about tasks).
-    pub fn with_hints(mut self, hints: std::sync::Arc<super::task_hints::TaskHints>) -> Self {
-        self.hints = Some(hints);
+    pub fn with_hints(self, hints: std::sync::Arc<super::task_hints::TaskHints>) -> Self {
+        self.state().hints = Some(hints);
         self
     }
+}
 
+impl<R> Shared<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<R>> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl<R> State<R> {
     /// Takes `read` bytes from `chunk` into lines; false once a line went over the limit.
     fn take_chunk(&mut self, read: usize) -> bool {
         let mut rest = &self.chunk[..read];
@@ -155,6 +196,17 @@ impl<R> CheckedLines<R> {
         true
     }
 
+    /// `read` bytes came in (0: the server closed its end).
+    fn took(&mut self, read: usize) {
+        if read == 0 {
+            self.eof = true;
+            self.line = Vec::new();
+            self.close_lane();
+        } else if !self.take_chunk(read) {
+            self.end_over_limit();
+        }
+    }
+
     fn end_over_limit(&mut self) {
         self.ended = true;
         self.line = Vec::new();
@@ -171,11 +223,19 @@ impl<R> CheckedLines<R> {
             lane.close();
         }
     }
+
+    /// Whether nothing more will be read.
+    fn over(&self) -> bool {
+        self.eof || self.ended || self.closed || self.failed.is_some()
+    }
 }
 
 impl<R> Drop for CheckedLines<R> {
     fn drop(&mut self) {
-        self.close_lane();
+        let mut state = self.state();
+        state.closed = true;
+        state.reader = None;
+        state.close_lane();
     }
 }
 
@@ -199,11 +259,12 @@ fn lane_takes(lane: Option<&super::call_lane::CallLane>, line: &[u8]) -> bool {
 
 impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
     fn poll_read(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        let this = &mut *self;
+        let mut state = self.state();
+        let this = &mut *state;
         loop {
             if this.served < this.ready.len() {
                 let take = (this.ready.len() - this.served).min(buf.remaining());
@@ -216,25 +277,211 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
                 }
                 return Poll::Ready(Ok(()));
             }
+            if let Some(error) = this.failed.take() {
+                this.eof = true;
+                return Poll::Ready(Err(error));
+            }
             if this.ended || this.eof {
                 return Poll::Ready(Ok(()));
             }
+            if this.polled {
+                // Another thread reads; it wakes the reader when it queued lines.
+                this.reader = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
             let mut chunk = ReadBuf::new(&mut this.chunk);
-            if let Err(error) =
-                std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut chunk))
-            {
+            let Poll::Ready(read) = Pin::new(&mut this.inner).poll_read(cx, &mut chunk) else {
+                // Kept for whoever reads in the reader's place from now on (see `drain`).
+                if !this
+                    .reader
+                    .as_ref()
+                    .is_some_and(|w| w.will_wake(cx.waker()))
+                {
+                    this.reader = Some(cx.waker().clone());
+                }
+                return Poll::Pending;
+            };
+            if let Err(error) = read {
                 this.close_lane();
                 return Poll::Ready(Err(error));
             }
             let read = chunk.filled().len();
-            if read == 0 {
-                this.eof = true;
-                this.line = Vec::new();
-                this.close_lane();
-            } else if !this.take_chunk(read) {
-                this.end_over_limit();
+            this.took(read);
+        }
+    }
+}
+
+/// A server's output that another thread can read in the reader's place: it waits until the
+/// file descriptor is readable and calls [`PollableOutput::drain`]. The addon's JS thread does,
+/// so that the answer to a call it is waiting for is read, and the call finished, without a
+/// hand-off through a tokio worker.
+#[cfg(unix)]
+pub trait PollableOutput: Send + Sync {
+    /// The pipe to wait on (readable); open as long as this is.
+    fn fd(&self) -> std::os::fd::RawFd;
+    /// From now on (`true`) the caller reads, or (`false`) the reader reads again.
+    fn set_polled(&self, polled: bool);
+    /// Reads, without blocking, whatever the server has written; lines go where the reader's
+    /// own would. [`Drained::Over`]: nothing more will come (the server closed its end, the
+    /// stream was ended, or the session is gone): stop waiting on the pipe.
+    /// [`Drained::HandedOver`]: a message of more than 64 KiB is arriving; the reader reads it
+    /// (stop waiting on the pipe until told to read again).
+    fn drain(&self) -> Drained;
+    /// Whether nothing more will be read (the session is gone or its output ended).
+    fn is_over(&self) -> bool;
+}
+
+/// Given the output of every stdio session as it opens, so that another thread can read it
+/// (see [`PollableOutput`]); by default nobody does.
+#[derive(Clone, Default)]
+pub struct OutputWatcher(#[cfg(unix)] Option<WatchOutput>);
+
+/// What an [`OutputWatcher`] calls with each session's output.
+#[cfg(unix)]
+pub type WatchOutput = Arc<dyn Fn(Arc<dyn PollableOutput>) + Send + Sync>;
+
+impl std::fmt::Debug for OutputWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OutputWatcher")
+    }
+}
+
+impl OutputWatcher {
+    #[cfg(unix)]
+    pub fn new(watch: WatchOutput) -> Self {
+        Self(Some(watch))
+    }
+
+    /// Offers `lines` to the watcher, if there is one.
+    #[cfg(unix)]
+    pub fn offer<R: PipeSource>(&self, lines: &CheckedLines<R>) {
+        if let Some(watch) = &self.0 {
+            watch(lines.pollable());
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn offer<R>(&self, _lines: &CheckedLines<R>) {}
+}
+
+/// A line this long, still unfinished, is left to the reader (see [`PollableOutput::drain`]).
+#[cfg(unix)]
+const HAND_OVER: usize = CHUNK;
+
+/// What [`PollableOutput::drain`] found.
+#[cfg(unix)]
+#[derive(Debug, PartialEq, Eq)]
+pub enum Drained {
+    /// Read what there was; more may come.
+    Open,
+    /// A large message is on its way: the reader reads from here on (stop waiting on the
+    /// pipe; [`PollableOutput::set_polled`] to read again).
+    HandedOver,
+    /// Nothing more will come.
+    Over,
+}
+
+/// A pipe another thread can read in the reader's place: while it does, the reader's own
+/// watch on it is suspended (no wake-ups for output the reader would not read).
+#[cfg(unix)]
+pub trait PipeSource: std::os::fd::AsRawFd + Send + 'static {
+    fn suspend(&mut self);
+}
+
+#[cfg(unix)]
+impl PipeSource for super::pipe_reader::PipeReader {
+    fn suspend(&mut self) {
+        super::pipe_reader::PipeReader::suspend(self);
+    }
+}
+
+#[cfg(unix)]
+impl<R: PipeSource> CheckedLines<R> {
+    /// The handle through which another thread may read in the reader's place.
+    pub fn pollable(&self) -> Arc<dyn PollableOutput> {
+        self.shared.clone()
+    }
+}
+
+#[cfg(unix)]
+impl<R: PipeSource> PollableOutput for Shared<R> {
+    fn fd(&self) -> std::os::fd::RawFd {
+        self.lock().inner.as_raw_fd()
+    }
+
+    fn set_polled(&self, polled: bool) {
+        let mut state = self.lock();
+        state.polled = polled;
+        if polled {
+            state.inner.suspend();
+        } else {
+            // The reader may be waiting on lines nobody reads any more.
+            if let Some(reader) = state.reader.take() {
+                reader.wake();
             }
         }
+    }
+
+    fn drain(&self) -> Drained {
+        let mut state = self.lock();
+        let this = &mut *state;
+        if !this.polled || this.over() {
+            return if this.over() {
+                Drained::Over
+            } else {
+                Drained::Open
+            };
+        }
+        let fd = this.inner.as_raw_fd();
+        let queued = this.ready.len();
+        loop {
+            // SAFETY: `fd` is open while `inner` is, and the buffer is ours for its length.
+            let read = unsafe { libc::read(fd, this.chunk.as_mut_ptr().cast(), this.chunk.len()) };
+            if read >= 0 {
+                let read = read as usize;
+                this.took(read);
+                if !this.over() && this.line.len() >= HAND_OVER {
+                    // A large message is coming: reading and handling it would hold the
+                    // caller's thread (the JS thread) for milliseconds. The reader reads it,
+                    // and everything after it.
+                    this.polled = false;
+                    if let Some(reader) = this.reader.take() {
+                        reader.wake();
+                    }
+                    return Drained::HandedOver;
+                }
+                // A short read emptied the pipe: the caller's poll tells when more comes
+                // (trying again would only find nothing, one more system call per answer).
+                if this.over() || read < this.chunk.len() {
+                    break;
+                }
+                continue;
+            }
+            let error = std::io::Error::last_os_error();
+            match error.kind() {
+                std::io::ErrorKind::Interrupted => continue,
+                std::io::ErrorKind::WouldBlock => break,
+                _ => {
+                    this.close_lane();
+                    this.failed = Some(error);
+                    break;
+                }
+            }
+        }
+        if (this.ready.len() != queued || this.over())
+            && let Some(reader) = this.reader.take()
+        {
+            reader.wake();
+        }
+        if this.over() {
+            Drained::Over
+        } else {
+            Drained::Open
+        }
+    }
+
+    fn is_over(&self) -> bool {
+        self.lock().over()
     }
 }
 
@@ -459,5 +706,97 @@ mod tests {
         let (out, fault) = read_all(at.clone().into_bytes(), 100, 33).await;
         assert_eq!(out, at.into_bytes());
         assert_eq!(fault, None);
+    }
+
+    /// Another thread reading in the reader's place (as the addon's JS thread does): the reader
+    /// gets every line, in order, whoever read it; a large message is handed back; after
+    /// `set_polled(false)` the reader reads itself again. Real child process, real pipe.
+    #[cfg(unix)]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn another_thread_reads_in_the_readers_place() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let mut child = tokio::process::Command::new("cat")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let pipe =
+            crate::transport::pipe_reader::PipeReader::new(child.stdout.take().unwrap()).unwrap();
+        let lines = CheckedLines::new(pipe, 1 << 22, StreamFault::default());
+        let output = lines.pollable();
+        let mut reader = BufReader::new(lines).lines();
+
+        // The other thread: waits for the pipe and drains it, until told to stop.
+        output.set_polled(true);
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (resumed, resume) = std::sync::mpsc::channel::<()>();
+        let drainer = {
+            let (output, stop) = (output.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let (mut drains, mut handed_over) = (0, 0);
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let mut fd = libc::pollfd {
+                        fd: output.fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    // SAFETY: one valid pollfd.
+                    if unsafe { libc::poll(&mut fd, 1, 20) } <= 0 {
+                        continue;
+                    }
+                    match output.drain() {
+                        Drained::Open => drains += 1,
+                        Drained::HandedOver => {
+                            handed_over += 1;
+                            // Back to reading once the reader has the large line (the
+                            // addon does at its next lone call).
+                            resume.recv().unwrap();
+                            output.set_polled(true);
+                        }
+                        Drained::Over => break,
+                    }
+                }
+                (drains, handed_over)
+            })
+        };
+        let line = |round: usize| {
+            if round == 25 {
+                "x".repeat(300_000)
+            } else {
+                format!("{{\"n\":{round},\"t\":\"\u{e9}\"}}")
+            }
+        };
+        // Written from another task: the pipe holds 64 KiB, the large line needs a reader.
+        let writer = tokio::spawn(async move {
+            for round in 0..50 {
+                stdin
+                    .write_all(format!("{}\n", line(round)).as_bytes())
+                    .await
+                    .unwrap();
+            }
+            stdin
+        });
+        for round in 0..50 {
+            let got = reader.next_line().await.unwrap().unwrap();
+            assert_eq!(got, line(round), "round {round}");
+            if round == 25 {
+                resumed.send(()).unwrap();
+            }
+        }
+        let mut stdin = writer.await.unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let (drains, handed_over) = drainer.join().unwrap();
+        assert_eq!(handed_over, 1, "the 300 KB line is handed over, once");
+        assert!(drains >= 1, "the other thread read lines ({drains} drains)");
+
+        // The reader reads by itself again.
+        output.set_polled(false);
+        stdin.write_all(b"after\n").await.unwrap();
+        assert_eq!(reader.next_line().await.unwrap().unwrap(), "after");
+        drop(stdin);
+        assert_eq!(reader.next_line().await.unwrap(), None);
+        assert!(output.is_over());
     }
 }
