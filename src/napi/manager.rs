@@ -116,12 +116,14 @@ impl McpManager {
         if pin_store.is_some() {
             manager_options.pin_store = pin_store;
         }
+        let settler = Arc::new(Settler::new(env)?);
+        manager_options.runtime.output_watcher = settler.output_watcher();
         Ok(Self {
             inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
             read_env: read_env.create_ref()?,
             host_env,
             tools: AgentTools::default(),
-            settler: Arc::new(Settler::new(env)?),
+            settler,
             listeners: events::Listeners::new(event_sink),
         })
     }

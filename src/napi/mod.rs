@@ -13,6 +13,8 @@ mod logger;
 mod manager;
 mod metrics;
 mod oauth;
+#[cfg(unix)]
+mod output_poll;
 mod pin_store;
 mod result_shape;
 mod server_host;
