@@ -25,7 +25,8 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
     LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ReadResourceRequestMethod, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -289,7 +290,9 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
     }
 
     // What the server does not declare is not a method here (rmcp's defaults answer empty
-    // lists, which tells a client the capability exists and is empty).
+    // lists, which tells a client the capability exists and is empty). A provider's answer is
+    // a complete result (2026-07-28 requires `resultType`; one read from an older server has
+    // none; rmcp drops it again for older clients).
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -313,7 +316,10 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
             provider.get_prompt(request.name, request.arguments)
         })
         .await
-        .map(GetPromptResponse::from)
+        .map(|mut result| {
+            result.result_type = Some(ResultType::COMPLETE);
+            GetPromptResponse::from(result)
+        })
     }
 
     async fn list_resources(
@@ -354,7 +360,10 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
             provider.read_resource(request.uri)
         })
         .await
-        .map(ReadResourceResponse::from)
+        .map(|mut result| {
+            result.result_type = Some(ResultType::COMPLETE);
+            ReadResourceResponse::from(result)
+        })
     }
 
     async fn complete(
@@ -367,6 +376,10 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
             provider.complete(request)
         })
         .await
+        .map(|mut result| {
+            result.result_type = Some(ResultType::COMPLETE);
+            result
+        })
     }
 
     async fn set_level(
