@@ -1,6 +1,6 @@
 //! The gateway end to end in-process: a manager of real stdio servers (the example and the
 //! fault server), its tools served by `ManagerTools` over a duplex pipe, an rmcp client on the
-//! other end.
+//! other end: tools, and resources routed across servers.
 
 mod common;
 
@@ -19,8 +19,9 @@ use rmcp::ServiceExt;
 use rmcp::handler::client::ClientHandler;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    ReadResourceRequestParams,
 };
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{NotificationContext, RoleClient, ServiceError};
 use serde_json::json;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -145,4 +146,87 @@ async fn the_gateway_serves_the_managers_tools_and_follows_their_changes() {
     let _ = served.await;
     manager.shutdown().await;
     let _ = tokio::time::timeout(Duration::from_secs(5), follow).await;
+}
+
+/// Resources of two servers through one gateway: listed together, each read routed to the
+/// server that listed it, an upstream error passed on with its code and the server named, a
+/// URI no server has is -32602 with the URI in `data`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_routes_each_resource_read_to_the_server_that_listed_it() {
+    let manager = manager(vec![
+        example_server("example"),
+        fault_server("fault", &["--resources"]),
+    ]);
+    manager.start().await;
+    let server = Server::new(
+        ManagerTools::new(manager.clone(), None),
+        ServerOptions::new("gateway", "1.0.0"),
+    );
+    let (client_io, host_io) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(host_io);
+    let stop = CancellationToken::new();
+    let served = tokio::spawn({
+        let (server, stop) = (server.clone(), stop.clone());
+        async move { openclaw_mcp_native::server::stdio::serve(&server, read, write, stop).await }
+    });
+    let (changed_tx, _changed) = mpsc::unbounded_channel();
+    let client = Client {
+        changed: changed_tx,
+    }
+    .serve(client_io)
+    .await
+    .expect("the client connects");
+    let capabilities = client.peer_info().unwrap().capabilities.clone();
+    assert!(capabilities.resources.is_some());
+    // Neither server offers prompts or completions: not declared.
+    assert!(capabilities.prompts.is_none() && capabilities.completions.is_none());
+
+    let uris: Vec<String> = (client.list_all_resources().await.unwrap().into_iter())
+        .map(|r| r.uri.clone())
+        .collect();
+    assert!(uris.contains(&"example://readme".to_owned()), "{uris:?}");
+    assert!(uris.contains(&"fault://text/alpha".to_owned()), "{uris:?}");
+
+    let text_of = |r: rmcp::model::ReadResourceResult| match &r.contents[0] {
+        rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    let readme = client
+        .read_resource(ReadResourceRequestParams::new("example://readme"))
+        .await
+        .unwrap();
+    assert!(text_of(readme).contains("example MCP server"));
+    let alpha = client
+        .read_resource(ReadResourceRequestParams::new("fault://text/alpha"))
+        .await
+        .unwrap();
+    assert_eq!(text_of(alpha), "alpha text");
+
+    let broken = client
+        .read_resource(ReadResourceRequestParams::new("fault://broken"))
+        .await
+        .unwrap_err();
+    let ServiceError::McpError(broken) = broken else {
+        panic!("{broken:?}")
+    };
+    assert_eq!(broken.code.0, -32002);
+    assert_eq!(
+        broken.message,
+        "MCP server 'fault': Resource unavailable: fault://broken"
+    );
+
+    let missing = client
+        .read_resource(ReadResourceRequestParams::new("nope://nothing"))
+        .await
+        .unwrap_err();
+    let ServiceError::McpError(missing) = missing else {
+        panic!("{missing:?}")
+    };
+    assert_eq!(missing.code.0, -32602);
+    assert_eq!(missing.data, Some(json!({ "uri": "nope://nothing" })));
+
+    client.cancel().await.unwrap();
+    stop.cancel();
+    let _ = served.await;
+    manager.shutdown().await;
 }

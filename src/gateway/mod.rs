@@ -4,22 +4,33 @@
 //! for an agent), `tools/call` runs them through `Manager::execute_call` (so hooks, policy,
 //! redaction, detection, wrapping and the `toolCall` event all apply), with the downstream
 //! client's cancellation and progress passed through, and a change of the tool lists becomes
-//! `notifications/tools/list_changed` ([`follow_tool_changes`]).
+//! `notifications/tools/list_changed` ([`follow_tool_changes`]). The servers' resources,
+//! prompts and completions are re-served by [`catalog`]; tools and prompts are served under
+//! the manager's names or the servers' own ([`names`]).
 
+pub mod catalog;
+pub mod names;
 pub mod options;
+pub mod uri_template;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use rmcp::model::{
+    CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock, GetPromptResult, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::manager::{AgentTool, CallRequest, Manager, View};
+use crate::server::catalog::{CatalogFuture, Offers};
 use crate::server::handler::Server;
 use crate::server::provider::{CallContext, CallFuture, JsonObject, ToolProvider};
 use crate::session::Progress;
 use crate::tool_result::ToolCallResult;
+use catalog::Catalog;
+use names::{ServedNames, served_names};
 
 /// The manager's tools (all of them, or what `view` shows) as a tool provider.
 pub struct ManagerTools {
@@ -30,6 +41,8 @@ pub struct ManagerTools {
     /// by every listing and every change [`follow_tool_changes`] sees; a call the manager no
     /// longer allows is refused by `execute_call` all the same.
     offered: Mutex<Option<Arc<Offered>>>,
+    names: ServedNames,
+    catalog: Arc<Catalog>,
 }
 
 struct Offered {
@@ -39,10 +52,21 @@ struct Offered {
 
 impl ManagerTools {
     pub fn new(manager: Arc<Manager>, view: Option<Arc<View>>) -> Arc<Self> {
+        Self::serving(manager, view, ServedNames::default())
+    }
+
+    /// [`Self::new`], tools and prompts served under `names`.
+    pub fn serving(
+        manager: Arc<Manager>,
+        view: Option<Arc<View>>,
+        names: ServedNames,
+    ) -> Arc<Self> {
         Arc::new(Self {
+            catalog: Catalog::new(manager.clone(), view.clone(), names),
             manager,
             view,
             offered: Mutex::new(None),
+            names,
         })
     }
 
@@ -60,22 +84,30 @@ impl ManagerTools {
 
     fn list(&self) -> Offered {
         let agent = self.manager.agent_tools_in(self.view.as_deref());
+        let pairs: Vec<(&str, &str)> = (agent.iter())
+            .map(|t| (t.name.as_str(), t.tool.mcp_name.as_str()))
+            .collect();
+        let served = served_names(&pairs, self.names);
         Offered {
-            tools: agent.iter().map(mcp_tool).collect(),
-            routes: agent.into_iter().map(|t| (t.name.clone(), t)).collect(),
+            tools: agent
+                .iter()
+                .zip(&served)
+                .map(|(t, n)| mcp_tool(t, n))
+                .collect(),
+            routes: served.into_iter().zip(agent).collect(),
         }
     }
 }
 
-/// An agent tool as an MCP tool: its agent name, label as title, description and the schema
+/// An agent tool as an MCP tool named `name`: its label as title, description and the schema
 /// the agent sees.
-fn mcp_tool(tool: &AgentTool) -> Tool {
+fn mcp_tool(tool: &AgentTool, name: &str) -> Tool {
     let schema = match serde_json::from_str::<Value>(&tool.tool.parameters_json) {
         Ok(Value::Object(schema)) => schema,
         _ => JsonObject::from_iter([("type".to_owned(), Value::from("object"))]),
     };
     let mut out = Tool::new(
-        tool.name.clone(),
+        name.to_owned(),
         tool.tool.description.clone(),
         Arc::new(schema),
     );
@@ -138,6 +170,38 @@ impl ToolProvider for ManagerTools {
             }
             Ok(call_result(result))
         })
+    }
+
+    fn offers(&self) -> Offers {
+        self.catalog.offers()
+    }
+
+    fn list_resources(&self) -> CatalogFuture<Vec<Resource>> {
+        Box::pin(self.catalog.clone().resources())
+    }
+
+    fn list_resource_templates(&self) -> CatalogFuture<Vec<ResourceTemplate>> {
+        Box::pin(self.catalog.clone().resource_templates())
+    }
+
+    fn read_resource(&self, uri: String) -> CatalogFuture<ReadResourceResult> {
+        Box::pin(self.catalog.clone().read_resource(uri))
+    }
+
+    fn list_prompts(&self) -> CatalogFuture<Vec<Prompt>> {
+        Box::pin(self.catalog.clone().prompts())
+    }
+
+    fn get_prompt(
+        &self,
+        name: String,
+        arguments: Option<JsonObject>,
+    ) -> CatalogFuture<GetPromptResult> {
+        Box::pin(self.catalog.clone().get_prompt(name, arguments))
+    }
+
+    fn complete(&self, request: CompleteRequestParams) -> CatalogFuture<CompleteResult> {
+        Box::pin(self.catalog.clone().complete(request))
     }
 }
 

@@ -1,9 +1,12 @@
 //! `manager.serve(options)`'s options: the transport (`'stdio'`, or `'http'` with where to
 //! listen), what the gateway calls itself (`name`, `version`, `instructions`), the response
-//! rules (`limits`, `toolTimeoutMs`) and which tools (`view`: a view spec, default all).
+//! rules (`limits`, `toolTimeoutMs`), which tools (`view`: a view spec, default all) and
+//! under which names tools and prompts are served (`names`: `'manager'`, the default, or
+//! `'upstream'`).
 
 use serde_json::{Map, Value};
 
+use super::names::ServedNames;
 use crate::manager::ViewSpec;
 use crate::server::http::HttpOptions;
 use crate::server::options::{HTTP_KEYS, SERVER_KEYS, ServerOptions, http_options};
@@ -22,20 +25,21 @@ pub struct GatewayOptions {
     pub transport: GatewayTransport,
     pub server: ServerOptions,
     pub view: Option<ViewSpec>,
+    pub names: ServedNames,
 }
 
 impl GatewayOptions {
     pub fn from_json(value: &Value) -> Result<Self, String> {
         let Value::Object(options) = value else {
             return Err(
-                "options must be an object { transport: 'stdio' | 'http', view?, name?, version?, \
+                "options must be an object { transport: 'stdio' | 'http', view?, names?, name?, version?, \
                  instructions?, limits?, toolTimeoutMs?, host?, port?, path?, stateless?, \
                  allowedOrigins?, allowedHosts? }"
                     .into(),
             );
         };
         if let Some(unknown) = options.keys().find(|k| {
-            !matches!(k.as_str(), "transport" | "view")
+            !matches!(k.as_str(), "transport" | "view" | "names")
                 && !HTTP_KEYS.contains(&k.as_str())
                 && !SERVER_KEYS.contains(&k.as_str())
         }) {
@@ -83,10 +87,17 @@ impl GatewayOptions {
                 ));
             }
         };
+        let names = match options.get("names") {
+            None | Some(Value::Null) => ServedNames::default(),
+            Some(value) => value.as_str().and_then(ServedNames::parse).ok_or_else(|| {
+                format!("options.names must be {}, got {value}", ServedNames::VALUES)
+            })?,
+        };
         Ok(Self {
             transport,
             server,
             view,
+            names,
         })
     }
 }
@@ -103,6 +114,11 @@ mod tests {
         assert!(matches!(stdio.transport, GatewayTransport::Stdio));
         assert_eq!(stdio.server.name, DEFAULT_NAME);
         assert!(stdio.view.is_none());
+        assert_eq!(stdio.names, ServedNames::Manager);
+        let upstream =
+            GatewayOptions::from_json(&json!({ "transport": "stdio", "names": "upstream" }))
+                .unwrap();
+        assert_eq!(upstream.names, ServedNames::Upstream);
         let http = GatewayOptions::from_json(&json!({
             "transport": "http", "port": 0, "path": "/gw", "name": "mine", "version": "2",
             "view": { "servers": ["a"] }
@@ -144,6 +160,14 @@ mod tests {
         assert!(
             err(json!({ "transport": "http", "view": 3 }))
                 .starts_with("options.view must be a view spec")
+        );
+        assert_eq!(
+            err(json!({ "transport": "http", "names": "bare" })),
+            "options.names must be 'manager' or 'upstream', got \"bare\""
+        );
+        assert_eq!(
+            err(json!({ "transport": "http", "names": true })),
+            "options.names must be 'manager' or 'upstream', got true"
         );
         assert!(
             err(json!({ "transport": "http", "view": { "bogus": 1 } }))

@@ -56,7 +56,7 @@ pub struct ResourceInfo {
 
 impl Manager {
     /// The ready servers that declare `capability` (`prompts` or `resources`).
-    fn offering(
+    pub(super) fn offering(
         &self,
         view: Option<&View>,
         capability: fn(&Peer<RoleClient>) -> bool,
@@ -298,7 +298,7 @@ impl Manager {
         self.server_named(name)?.sign_out().await
     }
 
-    fn server_named(&self, name: &str) -> Result<Arc<Server>, String> {
+    pub(super) fn server_named(&self, name: &str) -> Result<Arc<Server>, String> {
         self.roster()
             .named(name)
             .map(|(_, s)| s.clone())
@@ -309,7 +309,7 @@ impl Manager {
         self.log.redactor().redact(text).into_owned()
     }
 
-    fn listing_failed(&self, server: &Server, what: &str, error: &CallError) {
+    pub(super) fn listing_failed(&self, server: &Server, what: &str, error: &CallError) {
         self.log.warn(&format!(
             "Failed to list {what} of '{}': {}",
             server.name(),
@@ -440,7 +440,7 @@ pub(super) fn declares_resources(peer: &Peer<RoleClient>) -> bool {
         .is_some_and(|info| info.capabilities.resources.is_some())
 }
 
-fn declares_prompts(peer: &Peer<RoleClient>) -> bool {
+pub(super) fn declares_prompts(peer: &Peer<RoleClient>) -> bool {
     peer.peer_info()
         .is_some_and(|info| info.capabilities.prompts.is_some())
 }

@@ -10,6 +10,7 @@ mod prometheus;
 mod reload;
 mod roster;
 mod scan;
+mod upstream;
 mod view;
 
 pub use call::CallRequest;
@@ -19,6 +20,7 @@ pub use reload::ReloadReport;
 
 use names::NameTable;
 use roster::Roster;
+pub use upstream::UpstreamOffers;
 pub use view::{View, ViewSpec};
 
 use std::sync::{Arc, Mutex};

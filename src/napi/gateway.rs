@@ -1,4 +1,4 @@
-//! `manager.serve(options)`: the manager's tools as one MCP server (the core's `gateway`), and
+//! `manager.serve(options)`: the manager's tools, resources and prompts as one MCP server (the core's `gateway`), and
 //! `McpGateway`, the handle of one served over HTTP. Conversion and hosting only.
 
 use std::sync::{Arc, Mutex};
@@ -58,7 +58,8 @@ impl McpManager {
     /// Serves the manager's agent tools (or a view's) as one MCP server: `{ transport: 'stdio' }`
     /// resolves when the client closes stdin or the manager shuts down; `{ transport: 'http',
     /// host?, port?, path?, stateless?, allowedOrigins?, allowedHosts? }` resolves an
-    /// `McpGateway` once listening. Also `view?` (a view spec), `name?`, `version?`,
+    /// `McpGateway` once listening. Also `view?` (a view spec), `names?` (`'manager'` or
+    /// `'upstream'`: the names tools and prompts are served under), `name?`, `version?`,
     /// `instructions?`, `limits?`, `toolTimeoutMs?`. Throws a TypeError naming a bad option;
     /// rejects after `shutdown()` or when it cannot listen.
     #[napi(
@@ -96,7 +97,8 @@ impl McpManager {
             if ended.is_cancelled() {
                 return Err(Error::from_reason("serve: the manager is shut down"));
             }
-            let server = Server::new(ManagerTools::new(manager, view), options.server);
+            let tools = ManagerTools::serving(manager, view, options.names);
+            let server = Server::new(tools, options.server);
             ::napi::bindgen_prelude::spawn(follow_tool_changes(server.clone()));
             match options.transport {
                 GatewayTransport::Stdio => {

@@ -642,14 +642,27 @@ export interface McpServerHttpOptions {
   allowedHosts?: string[]
 }
 
-/** `manager.serve(options)`: the manager's agent tools (or a view's) as one MCP server. */
+/**
+ * `manager.serve(options)`: the manager's agent tools (or a view's), and the resources, prompts and
+ * completions of its servers (or the view's), as one MCP server.
+ */
 export type McpGatewayOptions =
   | ({ transport: 'stdio' } & McpGatewayCommonOptions)
   | ({ transport: 'http' } & McpServerHttpOptions & McpGatewayCommonOptions)
 
 export interface McpGatewayCommonOptions {
-  /** Which tools: a view spec (as `manager.view()` takes); default every agent tool. */
+  /**
+   * Which tools: a view spec (as `manager.view()` takes); default every agent tool. Resources and
+   * prompts are those of the servers the view shows.
+   */
   view?: McpViewSpec
+  /**
+   * The names tools and prompts are served under. `'manager'` (default): the manager's agent names
+   * (`mcp_<server>_<tool>` in compat). `'upstream'`: each server's own name, except a name two
+   * servers share (or one equal to another tool's manager name), served under the manager's name
+   * for every server that has it.
+   */
+  names?: 'manager' | 'upstream'
   /** `serverInfo.name`; default 'openclaw-mcp-gateway'. */
   name?: string
   /** `serverInfo.version`; default the package's version. */

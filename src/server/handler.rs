@@ -1,8 +1,9 @@
 //! rmcp's `ServerHandler` over a [`ToolProvider`]: `tools/list`, `tools/call` (arguments checked
 //! against the tool's `inputSchema`, the call bounded by its time limit and cancelled with the
 //! request, its progress and log messages sent while it runs, the result checked and cut to the
-//! response rules), `logging/setLevel`, and `notifications/tools/list_changed` to every session
-//! when the tools change.
+//! response rules), `logging/setLevel`, `notifications/tools/list_changed` to every session
+//! when the tools change, and the resources, prompts and completions the provider offers
+//! ([`super::catalog`]; -32601 while it offers none).
 //!
 //! A [`Server`] is shared by every session; each session (the stdio one, each HTTP session)
 //! gets its own [`Handler`] with its own log level.
@@ -18,18 +19,21 @@ use std::time::Duration;
 use futures::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
-    CompleteRequestParams, CompleteResult, ContentBlock, Implementation, InitializeResult,
+    CompleteRequestParams, CompleteResult, ConstString, ContentBlock, GetPromptRequestMethod,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult,
     ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesRequestMethod,
     ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
     LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, Tool,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestMethod, ReadResourceRequestParams,
+    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::catalog::CatalogFuture;
 use super::limits;
 pub use super::options::{DEFAULT_TOOL_TIMEOUT, ServerOptions};
 use super::provider::{CallContext, Cancel, JsonObject, LogLevel, Notice, Notices, ToolProvider};
@@ -74,11 +78,22 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         &self.options
     }
 
-    /// What `initialize` answers: the tools capability (with `listChanged`) and logging.
+    /// What `initialize` answers: the tools capability (with `listChanged`), logging, and
+    /// resources, prompts and completions when the provider offers them.
     pub fn info(&self) -> ServerConfig {
+        let mut capabilities = json!({ "tools": { "listChanged": true }, "logging": {} });
+        let offers = self.provider.offers();
+        for (offered, name) in [
+            (offers.resources, "resources"),
+            (offers.prompts, "prompts"),
+            (offers.completions, "completions"),
+        ] {
+            if offered {
+                capabilities[name] = json!({});
+            }
+        }
         let capabilities: ServerCapabilities =
-            serde_json::from_value(json!({ "tools": { "listChanged": true }, "logging": {} }))
-                .unwrap_or_default();
+            serde_json::from_value(capabilities).unwrap_or_default();
         let mut info = InitializeResult::new(capabilities).with_server_info(Implementation::new(
             &self.options.name,
             &self.options.version,
@@ -275,39 +290,96 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
     }
 
     // What the server does not declare is not a method here (rmcp's defaults answer empty
-    // lists, which tells a client the capability exists and is empty).
+    // lists, which tells a client the capability exists and is empty). A provider's answer is
+    // a complete result (2026-07-28 requires `resultType`; one read from an older server has
+    // none; rmcp drops it again for older clients).
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Err(ErrorData::method_not_found::<ListPromptsRequestMethod>())
+        let provider = &self.server.provider;
+        served::<ListPromptsRequestMethod, _>(provider.offers().prompts, &context.ct, || {
+            provider.list_prompts()
+        })
+        .await
+        .map(ListPromptsResult::with_all_items)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let provider = &self.server.provider;
+        served::<GetPromptRequestMethod, _>(provider.offers().prompts, &context.ct, || {
+            provider.get_prompt(request.name, request.arguments)
+        })
+        .await
+        .map(|mut result| {
+            result.result_type = Some(ResultType::COMPLETE);
+            GetPromptResponse::from(result)
+        })
     }
 
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Err(ErrorData::method_not_found::<ListResourcesRequestMethod>())
+        let provider = &self.server.provider;
+        served::<ListResourcesRequestMethod, _>(provider.offers().resources, &context.ct, || {
+            provider.list_resources()
+        })
+        .await
+        .map(ListResourcesResult::with_all_items)
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Err(ErrorData::method_not_found::<
-            ListResourceTemplatesRequestMethod,
-        >())
+        let provider = &self.server.provider;
+        served::<ListResourceTemplatesRequestMethod, _>(
+            provider.offers().resources,
+            &context.ct,
+            || provider.list_resource_templates(),
+        )
+        .await
+        .map(ListResourceTemplatesResult::with_all_items)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let provider = &self.server.provider;
+        served::<ReadResourceRequestMethod, _>(provider.offers().resources, &context.ct, || {
+            provider.read_resource(request.uri)
+        })
+        .await
+        .map(|mut result| {
+            result.result_type = Some(ResultType::COMPLETE);
+            ReadResourceResponse::from(result)
+        })
     }
 
     async fn complete(
         &self,
-        _request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        Err(ErrorData::method_not_found::<CompleteRequestMethod>())
+        let provider = &self.server.provider;
+        served::<CompleteRequestMethod, _>(provider.offers().completions, &context.ct, || {
+            provider.complete(request)
+        })
+        .await
+        .map(|mut result| {
+            result.result_type = Some(ResultType::COMPLETE);
+            result
+        })
     }
 
     async fn set_level(
@@ -322,6 +394,25 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.server.add_peer(context.peer);
+    }
+}
+
+/// The provider's answer when it serves the capability now (given up when the request is
+/// cancelled), else -32601 for method `M`: what is not declared is not a method.
+async fn served<M: ConstString, T>(
+    offered: bool,
+    cancel: &CancellationToken,
+    answer: impl FnOnce() -> CatalogFuture<T>,
+) -> Result<T, ErrorData> {
+    if !offered {
+        return Err(ErrorData::method_not_found::<M>());
+    }
+    tokio::select! {
+        answer = answer() => answer,
+        _ = cancel.cancelled() => Err(ErrorData::internal_error(
+            format!("{} was cancelled", M::VALUE),
+            None,
+        )),
     }
 }
 

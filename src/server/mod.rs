@@ -4,6 +4,7 @@
 //! cancellation, progress and log notices, [`limits`]) → a transport ([`stdio`] over any byte
 //! streams, [`http`] Streamable HTTP on hyper). Nothing here knows Node or the client manager.
 
+pub mod catalog;
 pub mod handler;
 pub mod http;
 pub mod limits;

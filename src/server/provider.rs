@@ -9,9 +9,15 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rmcp::model::{CallToolResult, ContentBlock, Tool};
+use rmcp::model::{
+    CallToolResult, CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock,
+    GetPromptRequestMethod, GetPromptResult, ListPromptsRequestMethod,
+    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, Prompt,
+    ReadResourceRequestMethod, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
 use serde_json::Value;
 
+use super::catalog::{CatalogFuture, Offers, not_served};
 use crate::config::values::kind_in_words;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -39,6 +45,43 @@ pub trait ToolProvider: Send + Sync + 'static {
     /// Runs `name` with `args` (already checked against its `inputSchema`). Dropping the future
     /// abandons the call; `ctx.cancel` says why.
     fn call(&self, name: &str, args: JsonObject, ctx: CallContext) -> CallFuture;
+
+    // Besides tools (see `super::catalog`): nothing, unless a provider says otherwise. A
+    // method is called only while `offers()` says its capability is served.
+
+    /// What else the provider serves now (asked at each `initialize` and each such request).
+    fn offers(&self) -> Offers {
+        Offers::default()
+    }
+
+    /// Every resource, in the order `resources/list` gives them.
+    fn list_resources(&self) -> CatalogFuture<Vec<Resource>> {
+        not_served::<ListResourcesRequestMethod, _>()
+    }
+
+    fn list_resource_templates(&self) -> CatalogFuture<Vec<ResourceTemplate>> {
+        not_served::<ListResourceTemplatesRequestMethod, _>()
+    }
+
+    fn read_resource(&self, _uri: String) -> CatalogFuture<ReadResourceResult> {
+        not_served::<ReadResourceRequestMethod, _>()
+    }
+
+    fn list_prompts(&self) -> CatalogFuture<Vec<Prompt>> {
+        not_served::<ListPromptsRequestMethod, _>()
+    }
+
+    fn get_prompt(
+        &self,
+        _name: String,
+        _arguments: Option<JsonObject>,
+    ) -> CatalogFuture<GetPromptResult> {
+        not_served::<GetPromptRequestMethod, _>()
+    }
+
+    fn complete(&self, _request: CompleteRequestParams) -> CatalogFuture<CompleteResult> {
+        not_served::<CompleteRequestMethod, _>()
+    }
 }
 
 /// What a call gets besides its arguments.

@@ -249,6 +249,14 @@ async fn session(limits: Option<ResponseLimits>) -> Session {
     assert_eq!(init["result"]["instructions"], "Use echo.");
     assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
     assert!(init["result"]["capabilities"]["logging"].is_object());
+    // A provider with tools only declares nothing else.
+    let mut declared: Vec<&String> = init["result"]["capabilities"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    declared.sort();
+    assert_eq!(declared, ["logging", "tools"]);
     wire.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
         .await;
     Session {
@@ -321,6 +329,16 @@ async fn undeclared_capabilities_are_not_methods() {
         .await;
     let (_, answer) = s.wire.answer(4).await;
     assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    for (id, method, params) in [
+        (5, "resources/read", json!({ "uri": "x://y" })),
+        (6, "prompts/get", json!({ "name": "p" })),
+    ] {
+        s.wire
+            .send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+        let (_, answer) = s.wire.answer(id).await;
+        assert_eq!(answer["error"]["code"], -32601, "{method}: {answer}");
+    }
 }
 
 #[tokio::test]
