@@ -3,8 +3,9 @@
 //! the agent tools under the names the manager assigns (policy, pinning and hygiene applied as
 //! for an agent), `tools/call` runs them through `Manager::execute_call` (so hooks, policy,
 //! redaction, detection, wrapping and the `toolCall` event all apply), with the downstream
-//! client's cancellation and progress passed through, and a change of the tool lists becomes
-//! `notifications/tools/list_changed` ([`follow_tool_changes`]).
+//! client's cancellation and progress passed through, a change of the tool lists becomes
+//! `notifications/tools/list_changed` ([`follow_tool_changes`]), and the servers' log messages
+//! become the gateway's own, redacted, `logger` naming the server ([`relay_server_logs`]).
 
 pub mod options;
 
@@ -17,7 +18,7 @@ use tokio::sync::mpsc;
 
 use crate::manager::{AgentTool, CallRequest, Manager, View};
 use crate::server::handler::Server;
-use crate::server::provider::{CallContext, CallFuture, JsonObject, ToolProvider};
+use crate::server::provider::{CallContext, CallFuture, JsonObject, LogLevel, ToolProvider};
 use crate::session::Progress;
 use crate::tool_result::ToolCallResult;
 
@@ -30,6 +31,9 @@ pub struct ManagerTools {
     /// by every listing and every change [`follow_tool_changes`] sees; a call the manager no
     /// longer allows is refused by `execute_call` all the same.
     offered: Mutex<Option<Arc<Offered>>>,
+    /// Results wrapped as untrusted content (the default), or (`wrap: false`) the server's
+    /// content blocks and `isError` as it sent them, redacted.
+    wrap: bool,
 }
 
 struct Offered {
@@ -39,10 +43,16 @@ struct Offered {
 
 impl ManagerTools {
     pub fn new(manager: Arc<Manager>, view: Option<Arc<View>>) -> Arc<Self> {
+        Self::wrapping(manager, view, true)
+    }
+
+    /// [`Self::new`], with results wrapped as untrusted content or (`wrap` false) not.
+    pub fn wrapping(manager: Arc<Manager>, view: Option<Arc<View>>, wrap: bool) -> Arc<Self> {
         Arc::new(Self {
             manager,
             view,
             offered: Mutex::new(None),
+            wrap,
         })
     }
 
@@ -98,6 +108,7 @@ impl ToolProvider for ManagerTools {
     fn call(&self, name: &str, args: JsonObject, ctx: CallContext) -> CallFuture {
         let manager = self.manager.clone();
         let view = self.view.clone();
+        let wrap = self.wrap;
         let found = (self.offered().routes.get(name).cloned())
             .or_else(|| self.refresh().routes.get(name).cloned());
         let name = name.to_owned();
@@ -122,6 +133,7 @@ impl ToolProvider for ManagerTools {
                 cancel: ctx.cancel.token().clone(),
                 progress: Some(progress_tx),
                 view,
+                passthrough: !wrap,
             });
             tokio::pin!(call);
             // In this task rather than a task of its own: no wake of another thread per call,
@@ -136,12 +148,16 @@ impl ToolProvider for ManagerTools {
             while let Ok(p) = progress_rx.try_recv() {
                 forward(p);
             }
-            Ok(call_result(result))
+            Ok(match result.rich.passthrough {
+                Some(served) if !wrap => served,
+                _ => call_result(result),
+            })
         })
     }
 }
 
-/// A manager result as an MCP result: the wrapped (or error) text, a rich result's images and
+/// A manager result as an MCP result (what a gateway that wraps serves, and a failed call
+/// whatever the gateway): the wrapped (or error) text, a rich result's images and
 /// structured content, `isError` for a failed call or a result the server flagged.
 fn call_result(result: ToolCallResult) -> CallToolResult {
     let failed = result.is_error() || result.rich.server_error;
@@ -178,4 +194,33 @@ pub async fn follow_tool_changes(server: Arc<Server<ManagerTools>>) {
             }
         })
         .await
+}
+
+/// Sends the servers' log messages (those the view shows) to `server`'s sessions as the
+/// gateway's own, at or above the level each session set: redacted (the manager masks them as
+/// they arrive), `logger` the server's name, or `<server>/<logger>` when the server named one.
+/// Until the manager shuts down.
+pub async fn relay_server_logs(server: Arc<Server<ManagerTools>>) {
+    let tools = server.provider().clone();
+    let mut logs = tools.manager.server_logs();
+    let ended = tools.manager.shutting_down();
+    loop {
+        let log = tokio::select! {
+            _ = ended.cancelled() => return,
+            log = logs.recv() => match log {
+                Ok(log) => log,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        if tools.view.as_ref().is_some_and(|v| !v.shows(&log.server)) {
+            continue;
+        }
+        let level = LogLevel::parse(&log.level).unwrap_or(LogLevel::Info);
+        let logger = match &log.logger {
+            Some(own) => format!("{}/{own}", log.server),
+            None => log.server.clone(),
+        };
+        server.log(level, Some(logger), log.data).await;
+    }
 }

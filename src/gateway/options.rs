@@ -1,6 +1,7 @@
 //! `manager.serve(options)`'s options: the transport (`'stdio'`, or `'http'` with where to
 //! listen), what the gateway calls itself (`name`, `version`, `instructions`), the response
-//! rules (`limits`, `toolTimeoutMs`) and which tools (`view`: a view spec, default all).
+//! rules (`limits`, `toolTimeoutMs`), which tools (`view`: a view spec, default all) and whether
+//! results are wrapped as untrusted content (`wrap`, default true).
 
 use serde_json::{Map, Value};
 
@@ -22,20 +23,23 @@ pub struct GatewayOptions {
     pub transport: GatewayTransport,
     pub server: ServerOptions,
     pub view: Option<ViewSpec>,
+    /// Results wrapped as untrusted content (true, the default), or served as the upstream
+    /// server's content blocks, redacted.
+    pub wrap: bool,
 }
 
 impl GatewayOptions {
     pub fn from_json(value: &Value) -> Result<Self, String> {
         let Value::Object(options) = value else {
             return Err(
-                "options must be an object { transport: 'stdio' | 'http', view?, name?, version?, \
+                "options must be an object { transport: 'stdio' | 'http', view?, wrap?, name?, version?, \
                  instructions?, limits?, toolTimeoutMs?, host?, port?, path?, stateless?, \
                  allowedOrigins?, allowedHosts? }"
                     .into(),
             );
         };
         if let Some(unknown) = options.keys().find(|k| {
-            !matches!(k.as_str(), "transport" | "view")
+            !matches!(k.as_str(), "transport" | "view" | "wrap")
                 && !HTTP_KEYS.contains(&k.as_str())
                 && !SERVER_KEYS.contains(&k.as_str())
         }) {
@@ -83,10 +87,21 @@ impl GatewayOptions {
                 ));
             }
         };
+        let wrap = match options.get("wrap") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(wrap)) => *wrap,
+            Some(other) => {
+                return Err(format!(
+                    "options.wrap must be true or false, got {}",
+                    crate::config::values::kind_in_words(other)
+                ));
+            }
+        };
         Ok(Self {
             transport,
             server,
             view,
+            wrap,
         })
     }
 }
@@ -103,6 +118,9 @@ mod tests {
         assert!(matches!(stdio.transport, GatewayTransport::Stdio));
         assert_eq!(stdio.server.name, DEFAULT_NAME);
         assert!(stdio.view.is_none());
+        assert!(stdio.wrap);
+        let plain = GatewayOptions::from_json(&json!({ "transport": "stdio", "wrap": false }));
+        assert!(!plain.unwrap().wrap);
         let http = GatewayOptions::from_json(&json!({
             "transport": "http", "port": 0, "path": "/gw", "name": "mine", "version": "2",
             "view": { "servers": ["a"] }
@@ -140,6 +158,10 @@ mod tests {
         assert_eq!(
             err(json!({ "transport": "http", "colour": 1 })),
             "options.colour is not an option"
+        );
+        assert_eq!(
+            err(json!({ "transport": "stdio", "wrap": "no" })),
+            "options.wrap must be true or false, got a string"
         );
         assert!(
             err(json!({ "transport": "http", "view": 3 }))

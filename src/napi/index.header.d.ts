@@ -650,6 +650,14 @@ export type McpGatewayOptions =
 export interface McpGatewayCommonOptions {
   /** Which tools: a view spec (as `manager.view()` takes); default every agent tool. */
   view?: McpViewSpec
+  /**
+   * Wrap each result as untrusted content (default true: one text block with the wrapper, the
+   * manager's `results` mode deciding what else goes along). `false`: serve the upstream server's
+   * content blocks (text, image, audio, resources), `structuredContent` and `isError` as it sent
+   * them, every string redacted; a failed call is still an `isError` result with the manager's
+   * error text.
+   */
+  wrap?: boolean
   /** `serverInfo.name`; default 'openclaw-mcp-gateway'. */
   name?: string
   /** `serverInfo.version`; default the package's version. */
