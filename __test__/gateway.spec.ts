@@ -192,3 +192,52 @@ describe('the gateway closed with a call in flight', () => {
     }
   })
 })
+
+describe('the servers\' logs and 2026-07-28 requests', () => {
+  it('a 2026-07-28 call gets the called server\'s logs only when its _meta asks, at that level', async () => {
+    const secret = 'gw-2026-secret-3c4d'
+    const manager = createManager({ servers: { fault: faultServer(['--logging'], { env: { TOKEN: 'secret://env/MCP_NATIVE_GW_2026' } }) } })
+    process.env.MCP_NATIVE_GW_2026 = secret
+    try {
+      await manager.start()
+      const gateway = await manager.serve({ transport: 'http', stateless: true })
+      /** One tools/call at 2026-07-28; resolves the JSON frames of its SSE response. */
+      const call = async (id: number, args: object, logLevel?: string) => {
+        const meta: Record<string, unknown> = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'gateway-spec', version: '1' },
+        }
+        if (logLevel) meta['io.modelcontextprotocol/logLevel'] = logLevel
+        const response = await fetch(gateway!.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'mcp_fault_log',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'mcp_fault_log', arguments: args, _meta: meta } }),
+        })
+        const body = await response.text()
+        return body.split('\n').filter((l) => l.startsWith('data:') && l.length > 6).map((l) => JSON.parse(l.slice(5)))
+      }
+      const logsOf = (frames: any[]) => frames.filter((f) => f.method === 'notifications/message').map((f) => f.params)
+      // The env secret, to be masked: the fault server logs what it is given.
+      const data = { said: `token ${secret}` }
+      const unasked = await call(1, { level: 'error', data })
+      expect(unasked.at(-1).result, JSON.stringify(unasked)).toBeTruthy()
+      expect(logsOf(unasked)).toEqual([])
+      const asked = await call(2, { level: 'error', data }, 'warning')
+      expect(asked.at(-1).result, JSON.stringify(asked)).toBeTruthy()
+      expect(logsOf(asked)).toEqual([{ level: 'error', logger: 'fault/fault', data: { said: 'token [REDACTED]' } }])
+      const below = await call(3, { level: 'info', data: 'quiet' }, 'warning')
+      expect(logsOf(below)).toEqual([])
+      await gateway!.close()
+    } finally {
+      delete process.env.MCP_NATIVE_GW_2026
+      await manager.shutdown()
+    }
+  })
+})

@@ -16,7 +16,7 @@ use rmcp::model::{CallToolResult, ContentBlock, Tool};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::manager::{AgentTool, CallRequest, Manager, View};
+use crate::manager::{AgentTool, CallRequest, Manager, ServerLog, View};
 use crate::server::handler::Server;
 use crate::server::provider::{CallContext, CallFuture, JsonObject, LogLevel, ToolProvider};
 use crate::session::Progress;
@@ -136,17 +136,30 @@ impl ToolProvider for ManagerTools {
                 passthrough: !wrap,
             });
             tokio::pin!(call);
+            // The called server's log messages during the call, for a 2026-07-28 request that
+            // asked for them (sessions get every server's through `relay_server_logs`).
+            let mut logs = manager.server_logs();
+            let relay = |log: ServerLog| {
+                if log.server == tool.server {
+                    let (level, logger) = relayed(&log);
+                    ctx.notices.relayed_log(level, Some(logger), log.data);
+                }
+            };
             // In this task rather than a task of its own: no wake of another thread per call,
             // and every progress notice is sent before the result.
             let result = loop {
                 tokio::select! {
                     biased;
                     Some(p) = progress_rx.recv() => forward(p),
+                    Ok(log) = logs.recv() => relay(log),
                     result = &mut call => break result,
                 }
             };
             while let Ok(p) = progress_rx.try_recv() {
                 forward(p);
+            }
+            while let Ok(log) = logs.try_recv() {
+                relay(log);
             }
             Ok(match result.rich.passthrough {
                 Some(served) if !wrap => served,
@@ -216,11 +229,18 @@ pub async fn relay_server_logs(server: Arc<Server<ManagerTools>>) {
         if tools.view.as_ref().is_some_and(|v| !v.shows(&log.server)) {
             continue;
         }
-        let level = LogLevel::parse(&log.level).unwrap_or(LogLevel::Info);
-        let logger = match &log.logger {
-            Some(own) => format!("{}/{own}", log.server),
-            None => log.server.clone(),
-        };
+        let (level, logger) = relayed(&log);
         server.log(level, Some(logger), log.data).await;
     }
+}
+
+/// A server's log message's level (an unknown one as `info`) and the gateway's `logger` for it:
+/// the server's name, `<server>/<logger>` when it named one.
+fn relayed(log: &ServerLog) -> (LogLevel, String) {
+    let level = LogLevel::parse(&log.level).unwrap_or(LogLevel::Info);
+    let logger = match &log.logger {
+        Some(own) => format!("{}/{own}", log.server),
+        None => log.server.clone(),
+    };
+    (level, logger)
 }

@@ -502,6 +502,23 @@ impl NoticeSender {
                 let param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);
                 let _ = self.peer.notify_logging_message(param).await;
             }
+            Notice::Relayed {
+                level: at,
+                logger,
+                data,
+            } => {
+                let Some(Some(threshold)) = self.request_level else {
+                    return;
+                };
+                if (at as u8) < threshold {
+                    return;
+                }
+                let mut param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);
+                if let Some(logger) = logger {
+                    param = param.with_logger(logger);
+                }
+                let _ = self.peer.notify_logging_message(param).await;
+            }
         }
     }
 }
