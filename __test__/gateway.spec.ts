@@ -110,3 +110,134 @@ describe('manager.serve() in front of the fault server', () => {
     await gateway!.close()
   })
 })
+
+describe('manager.serve({ wrap: false }): the servers\' content, redacted, not wrapped', () => {
+  it('passes text, image, audio, resource links and isError through, masks secrets, and relays the servers\' logs at the client\'s level', async () => {
+    const secret = 'gw-secret-value-5e6f7a'
+    const dir = tempDir()
+    const config = path.join(dir, 'gateway.json')
+    fs.writeFileSync(config, JSON.stringify({
+      servers: { fault: faultServer(['--rich', '--logging'], { env: { TOKEN: 'secret://env/MCP_NATIVE_GW_TOKEN' } }) },
+    }))
+    const lines = await drive({
+      connect: { command: NODE, args: [GATEWAY, config, 'stdio', JSON.stringify({ wrap: false })], env: { MCP_NATIVE_GW_TOKEN: secret } },
+      steps: [
+        { op: 'setLoggingLevel', level: 'warning' },
+        { op: 'callTool', name: 'mcp_fault_image', args: {} },
+        { op: 'callTool', name: 'mcp_fault_mixed', args: {} },
+        { op: 'callTool', name: 'mcp_fault_is_error', args: {} },
+        { op: 'callTool', name: 'mcp_fault_env', args: { name: 'TOKEN' } },
+        { op: 'callTool', name: 'mcp_fault_log', args: { level: 'info', data: 'below the level' } },
+        { op: 'callTool', name: 'mcp_fault_log', args: { level: 'error', data: { said: `token ${secret}` } } },
+        { op: 'callTool', name: 'mcp_fault_echo', args: { text: 'last' } },
+      ],
+    })
+    expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
+    for (let i = 0; i < 8; i++) expect(step(lines, i).ok, JSON.stringify(step(lines, i))).toBe(true)
+    expect(step(lines, 1).result.content).toEqual([
+      { type: 'text', text: 'an image follows' },
+      { type: 'image', data: expect.any(String), mimeType: 'image/png' },
+    ])
+    expect(step(lines, 1).result.isError).toBeFalsy()
+    expect(step(lines, 2).result.content).toEqual([
+      { type: 'text', text: 'first' },
+      { type: 'text', text: '' },
+      { type: 'audio', data: 'AAAA', mimeType: 'audio/wav' },
+      { type: 'resource_link', uri: 'fault://text/alpha', name: 'alpha' },
+      { type: 'text', text: 'last' },
+    ])
+    expect(step(lines, 3).result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'tool reported an error' }] })
+    expect(step(lines, 4).result.content).toEqual([{ type: 'text', text: '[REDACTED]' }])
+    expect(texts(step(lines, 7))).toBe('last')
+    // The server's log messages: only those at or above the level set, its name as logger
+    // (with its own logger after it), the secret masked; nothing of the secret anywhere.
+    const logs = lines.flatMap((l: any) => l.logs ?? [])
+    expect(logs).toEqual([{ level: 'error', logger: 'fault/fault', data: { said: 'token [REDACTED]' } }])
+    expect(JSON.stringify(lines)).not.toContain(secret)
+  })
+
+  it('wrap: true (the default) still wraps; a wrong wrap is a TypeError naming it', async () => {
+    const manager = createManager({ servers: { echo: echoServer() } })
+    expect(() => manager.serve({ transport: 'stdio', wrap: 'no' } as any)).toThrow('serve: options.wrap must be true or false, got a string')
+    await manager.shutdown()
+  })
+})
+
+describe('the gateway closed with a call in flight', () => {
+  it.each(['close', 'shutdown'] as const)('%s(): the SDK v1 client gets an isError answer naming it, over HTTP', async (how) => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js')
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
+    const manager = createManager({ servers: { fault: faultServer() } })
+    await manager.start()
+    const gateway = await manager.serve({ transport: 'http' })
+    const client = new Client({ name: 'gateway-spec', version: '1.0.0' }, { capabilities: {} })
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway!.url)))
+    try {
+      let first: () => void = () => {}
+      const progressed = new Promise<void>((resolve) => (first = resolve))
+      const answer = client.callTool({ name: 'mcp_fault_slow', arguments: { ms: 60_000 } }, undefined, { onprogress: () => first() })
+      await progressed
+      await (how === 'close' ? gateway!.close() : manager.shutdown())
+      const result: any = await answer
+      expect(result.isError).toBe(true)
+      // close(): the gateway's own answer. shutdown() also stops the upstream server, and
+      // whichever ends the call first answers it: the gateway, or the manager's error result.
+      const said = texts({ op: 'x', ok: true, result })
+      if (how === 'close') expect(said).toBe("Tool 'mcp_fault_slow' was cancelled: the MCP gateway closed")
+      else expect(said).toMatch(/^(Tool 'mcp_fault_slow' was cancelled: the MCP gateway closed|MCP tool error \(fault\/slow\): .+)$/)
+    } finally {
+      await client.close().catch(() => {})
+      await gateway!.close()
+      await manager.shutdown()
+    }
+  })
+})
+
+describe('the servers\' logs and 2026-07-28 requests', () => {
+  it('a 2026-07-28 call gets the called server\'s logs only when its _meta asks, at that level', async () => {
+    const secret = 'gw-2026-secret-3c4d'
+    const manager = createManager({ servers: { fault: faultServer(['--logging'], { env: { TOKEN: 'secret://env/MCP_NATIVE_GW_2026' } }) } })
+    process.env.MCP_NATIVE_GW_2026 = secret
+    try {
+      await manager.start()
+      const gateway = await manager.serve({ transport: 'http', stateless: true })
+      /** One tools/call at 2026-07-28; resolves the JSON frames of its SSE response. */
+      const call = async (id: number, args: object, logLevel?: string) => {
+        const meta: Record<string, unknown> = {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 'gateway-spec', version: '1' },
+        }
+        if (logLevel) meta['io.modelcontextprotocol/logLevel'] = logLevel
+        const response = await fetch(gateway!.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'mcp_fault_log',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'mcp_fault_log', arguments: args, _meta: meta } }),
+        })
+        const body = await response.text()
+        return body.split('\n').filter((l) => l.startsWith('data:') && l.length > 6).map((l) => JSON.parse(l.slice(5)))
+      }
+      const logsOf = (frames: any[]) => frames.filter((f) => f.method === 'notifications/message').map((f) => f.params)
+      // The env secret, to be masked: the fault server logs what it is given.
+      const data = { said: `token ${secret}` }
+      const unasked = await call(1, { level: 'error', data })
+      expect(unasked.at(-1).result, JSON.stringify(unasked)).toBeTruthy()
+      expect(logsOf(unasked)).toEqual([])
+      const asked = await call(2, { level: 'error', data }, 'warning')
+      expect(asked.at(-1).result, JSON.stringify(asked)).toBeTruthy()
+      expect(logsOf(asked)).toEqual([{ level: 'error', logger: 'fault/fault', data: { said: 'token [REDACTED]' } }])
+      const below = await call(3, { level: 'info', data: 'quiet' }, 'warning')
+      expect(logsOf(below)).toEqual([])
+      await gateway!.close()
+    } finally {
+      delete process.env.MCP_NATIVE_GW_2026
+      await manager.shutdown()
+    }
+  })
+})

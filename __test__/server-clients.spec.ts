@@ -119,7 +119,8 @@ const viaGateway = {
   log: { name: 'everything__toggle-simulated-logging', args: {} },
 }
 // The native gateway (manager.serve()) in front of server-everything: the manager's tool names,
-// every result wrapped as untrusted content, progress and cancellation passed through.
+// every result wrapped as untrusted content, progress and cancellation passed through, and (over
+// stdio, below) server-everything's log messages relayed as the gateway's own.
 const viaNative = {
   echo: { name: 'mcp_everything_echo', args: { message: 'hi there' }, text: /\nFrom: everything\n---\nEcho: hi there\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>$/ },
   slow: (seconds: number, steps: number) => ({ ...everything.slow(seconds, steps), name: 'mcp_everything_trigger-long-running-operation' }),
@@ -166,7 +167,15 @@ const TARGETS: Target[] = [
   },
   { name: 'McpServerHost stdio', connect: () => ({ command: NODE, args: [HOST, 'stdio'] }), ...onHost },
   { name: 'McpServerHost http', connect: () => ({ url: hostHttpUrl }), ...onHost },
-  { name: 'native gateway stdio -> server-everything', connect: () => ({ command: NODE, args: [NATIVE_GATEWAY, GATEWAY_CONFIG, 'stdio'] }), ...viaNative },
+  // Over stdio each driver has a gateway (and a server-everything) of its own, so its toggle of
+  // the simulated logging starts it; the HTTP gateway's one upstream session is shared by the
+  // drivers, whose toggles would turn it on and off in turn.
+  {
+    name: 'native gateway stdio -> server-everything',
+    connect: () => ({ command: NODE, args: [NATIVE_GATEWAY, GATEWAY_CONFIG, 'stdio'] }),
+    ...viaNative,
+    log: { name: 'mcp_everything_toggle-simulated-logging', args: {} },
+  },
   { name: 'native gateway http -> server-everything', connect: () => ({ url: nativeHttpUrl }), ...viaNative },
 ]
 

@@ -277,6 +277,32 @@ describe('McpServerHost over stdio, the process', () => {
   })
 })
 
+describe('McpServerHost over stdio, closed with a call in flight', () => {
+  it('answers the call (an isError result naming the close) before the session ends', async () => {
+    const transport = new StdioClientTransport({ command: NODE, args: [FIXTURE, 'stdio'], stderr: 'pipe' })
+    const stderr = new Lines(transport.stderr as Readable)
+    const client = newClient()
+    await client.connect(transport)
+    try {
+      let first: () => void = () => {}
+      const progressed = new Promise<void>((resolve) => (first = resolve))
+      const answer = client.callTool({ name: 'long_operation', arguments: { duration: 30, steps: 300 } }, undefined, {
+        onprogress: () => first(),
+      })
+      await progressed
+      process.kill(transport.pid!, 'SIGTERM')
+      expect(await answer).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: "Tool 'long_operation' was cancelled: the MCP server host closed" }],
+      })
+      expect(await stderr.waitFor('EVENT long_operation aborted')).toContain('the MCP server host closed')
+      await stderr.waitFor('EVENT host closed')
+    } finally {
+      await client.close().catch(() => {})
+    }
+  })
+})
+
 describe('McpServerHost over HTTP, the server', () => {
   it('refuses other origins, answers only on its path and lets the process exit after close()', async () => {
     const { child, stderr, url } = await startHttpHost(false)
@@ -306,15 +332,18 @@ describe('McpServerHost over HTTP, the server', () => {
       expect(elsewhere.status).toBe(404)
       await elsewhere.body?.cancel()
 
-      // A call in flight when the host closes has its signal aborted, saying so.
+      // A call in flight when the host closes has its signal aborted, saying so, and the client
+      // gets an answer saying so before its session ends (it used to get none and wait).
       const client = newClient()
       await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-      // The call itself gets no answer: its session ends with the host (the SDK client would
-      // wait for one; closing the client ends it).
-      void client.callTool({ name: 'hang', arguments: {} }).catch(() => {})
+      const answer = client.callTool({ name: 'hang', arguments: {} })
       await stderr.waitFor('EVENT hang started')
       child.kill('SIGTERM')
       expect(await stderr.waitFor('EVENT hang aborted')).toBe('EVENT hang aborted: the MCP server host closed')
+      expect(await answer).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: "Tool 'hang' was cancelled: the MCP server host closed" }],
+      })
       await stderr.waitFor('EVENT host closed')
       await client.close()
       // Nothing of the host holds the event loop any more.

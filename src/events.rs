@@ -188,6 +188,11 @@ impl Events {
         self.0.is_some()
     }
 
+    /// Whether an event would be sent now (a sink that listens).
+    pub fn wanted(&self) -> bool {
+        self.0.as_ref().is_some_and(|sink| sink.wants())
+    }
+
     /// Sends the event `make` builds, if anyone listens.
     pub fn emit_with(&self, make: impl FnOnce() -> Event) {
         if let Some(sink) = &self.0

@@ -83,6 +83,9 @@ pub struct RichParts {
     pub hygiene: Option<crate::security::hygiene::Hygiene>,
     /// The enhanced detector's findings (`details.suspicious`), when it runs and finds any.
     pub suspicious: Vec<&'static str>,
+    /// The server's result as MCP content, redacted and not wrapped, when the call asked for it
+    /// (`CallRequest::passthrough`: a gateway with `wrap: false`) and the server answered.
+    pub passthrough: Option<rmcp::model::CallToolResult>,
 }
 
 impl ToolCallResult {

@@ -229,6 +229,7 @@ async fn a_call_through_a_view_outside_its_policy_is_refused() {
         cancel: CancellationToken::new(),
         progress: None,
         view: Some(view.clone()),
+        passthrough: false,
     };
     let refused = |r: ToolCallResult| {
         assert!(

@@ -3,10 +3,11 @@
 //! the agent tools under the names the manager assigns (policy, pinning and hygiene applied as
 //! for an agent), `tools/call` runs them through `Manager::execute_call` (so hooks, policy,
 //! redaction, detection, wrapping and the `toolCall` event all apply), with the downstream
-//! client's cancellation and progress passed through, and a change of the tool lists becomes
-//! `notifications/tools/list_changed` ([`follow_tool_changes`]). The servers' resources,
-//! prompts and completions are re-served by [`catalog`]; tools and prompts are served under
-//! the manager's names or the servers' own ([`names`]).
+//! client's cancellation and progress passed through, a change of the tool lists becomes
+//! `notifications/tools/list_changed` ([`follow_tool_changes`]), and the servers' log messages
+//! become the gateway's own, redacted, `logger` naming the server ([`relay_server_logs`]). The
+//! servers' resources, prompts and completions are re-served by [`catalog`]; tools and prompts
+//! are served under the manager's names or the servers' own ([`names`]).
 
 pub mod catalog;
 pub mod names;
@@ -23,10 +24,10 @@ use rmcp::model::{
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::manager::{AgentTool, CallRequest, Manager, View};
+use crate::manager::{AgentTool, CallRequest, Manager, ServerLog, View};
 use crate::server::catalog::{CatalogFuture, Offers};
 use crate::server::handler::Server;
-use crate::server::provider::{CallContext, CallFuture, JsonObject, ToolProvider};
+use crate::server::provider::{CallContext, CallFuture, JsonObject, LogLevel, ToolProvider};
 use crate::session::Progress;
 use crate::tool_result::ToolCallResult;
 use catalog::Catalog;
@@ -43,6 +44,9 @@ pub struct ManagerTools {
     offered: Mutex<Option<Arc<Offered>>>,
     names: ServedNames,
     catalog: Arc<Catalog>,
+    /// Results wrapped as untrusted content (the default), or (`wrap: false`) the server's
+    /// content blocks and `isError` as it sent them, redacted.
+    wrap: bool,
 }
 
 struct Offered {
@@ -52,14 +56,16 @@ struct Offered {
 
 impl ManagerTools {
     pub fn new(manager: Arc<Manager>, view: Option<Arc<View>>) -> Arc<Self> {
-        Self::serving(manager, view, ServedNames::default())
+        Self::serving(manager, view, ServedNames::default(), true)
     }
 
-    /// [`Self::new`], tools and prompts served under `names`.
+    /// [`Self::new`], tools and prompts served under `names`, results wrapped as untrusted
+    /// content or (`wrap` false) not.
     pub fn serving(
         manager: Arc<Manager>,
         view: Option<Arc<View>>,
         names: ServedNames,
+        wrap: bool,
     ) -> Arc<Self> {
         Arc::new(Self {
             catalog: Catalog::new(manager.clone(), view.clone(), names),
@@ -67,6 +73,7 @@ impl ManagerTools {
             view,
             offered: Mutex::new(None),
             names,
+            wrap,
         })
     }
 
@@ -130,6 +137,7 @@ impl ToolProvider for ManagerTools {
     fn call(&self, name: &str, args: JsonObject, ctx: CallContext) -> CallFuture {
         let manager = self.manager.clone();
         let view = self.view.clone();
+        let wrap = self.wrap;
         let found = (self.offered().routes.get(name).cloned())
             .or_else(|| self.refresh().routes.get(name).cloned());
         let name = name.to_owned();
@@ -154,21 +162,38 @@ impl ToolProvider for ManagerTools {
                 cancel: ctx.cancel.token().clone(),
                 progress: Some(progress_tx),
                 view,
+                passthrough: !wrap,
             });
             tokio::pin!(call);
+            // The called server's log messages during the call, for a 2026-07-28 request that
+            // asked for them (sessions get every server's through `relay_server_logs`).
+            let mut logs = manager.server_logs();
+            let relay = |log: ServerLog| {
+                if log.server == tool.server {
+                    let (level, logger) = relayed(&log);
+                    ctx.notices.relayed_log(level, Some(logger), log.data);
+                }
+            };
             // In this task rather than a task of its own: no wake of another thread per call,
             // and every progress notice is sent before the result.
             let result = loop {
                 tokio::select! {
                     biased;
                     Some(p) = progress_rx.recv() => forward(p),
+                    Ok(log) = logs.recv() => relay(log),
                     result = &mut call => break result,
                 }
             };
             while let Ok(p) = progress_rx.try_recv() {
                 forward(p);
             }
-            Ok(call_result(result))
+            while let Ok(log) = logs.try_recv() {
+                relay(log);
+            }
+            Ok(match result.rich.passthrough {
+                Some(served) if !wrap => served,
+                _ => call_result(result),
+            })
         })
     }
 
@@ -205,7 +230,8 @@ impl ToolProvider for ManagerTools {
     }
 }
 
-/// A manager result as an MCP result: the wrapped (or error) text, a rich result's images and
+/// A manager result as an MCP result (what a gateway that wraps serves, and a failed call
+/// whatever the gateway): the wrapped (or error) text, a rich result's images and
 /// structured content, `isError` for a failed call or a result the server flagged.
 fn call_result(result: ToolCallResult) -> CallToolResult {
     let failed = result.is_error() || result.rich.server_error;
@@ -242,4 +268,40 @@ pub async fn follow_tool_changes(server: Arc<Server<ManagerTools>>) {
             }
         })
         .await
+}
+
+/// Sends the servers' log messages (those the view shows) to `server`'s sessions as the
+/// gateway's own, at or above the level each session set: redacted (the manager masks them as
+/// they arrive), `logger` the server's name, or `<server>/<logger>` when the server named one.
+/// Until the manager shuts down.
+pub async fn relay_server_logs(server: Arc<Server<ManagerTools>>) {
+    let tools = server.provider().clone();
+    let mut logs = tools.manager.server_logs();
+    let ended = tools.manager.shutting_down();
+    loop {
+        let log = tokio::select! {
+            _ = ended.cancelled() => return,
+            log = logs.recv() => match log {
+                Ok(log) => log,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        if tools.view.as_ref().is_some_and(|v| !v.shows(&log.server)) {
+            continue;
+        }
+        let (level, logger) = relayed(&log);
+        server.log(level, Some(logger), log.data).await;
+    }
+}
+
+/// A server's log message's level (an unknown one as `info`) and the gateway's `logger` for it:
+/// the server's name, `<server>/<logger>` when it named one.
+fn relayed(log: &ServerLog) -> (LogLevel, String) {
+    let level = LogLevel::parse(&log.level).unwrap_or(LogLevel::Info);
+    let logger = match &log.logger {
+        Some(own) => format!("{}/{own}", log.server),
+        None => log.server.clone(),
+    };
+    (level, logger)
 }

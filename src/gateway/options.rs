@@ -1,8 +1,8 @@
 //! `manager.serve(options)`'s options: the transport (`'stdio'`, or `'http'` with where to
 //! listen), what the gateway calls itself (`name`, `version`, `instructions`), the response
-//! rules (`limits`, `toolTimeoutMs`), which tools (`view`: a view spec, default all) and
-//! under which names tools and prompts are served (`names`: `'manager'`, the default, or
-//! `'upstream'`).
+//! rules (`limits`, `toolTimeoutMs`), which tools (`view`: a view spec, default all), under
+//! which names tools and prompts are served (`names`: `'manager'`, the default, or
+//! `'upstream'`) and whether results are wrapped as untrusted content (`wrap`, default true).
 
 use serde_json::{Map, Value};
 
@@ -26,20 +26,23 @@ pub struct GatewayOptions {
     pub server: ServerOptions,
     pub view: Option<ViewSpec>,
     pub names: ServedNames,
+    /// Results wrapped as untrusted content (true, the default), or served as the upstream
+    /// server's content blocks, redacted.
+    pub wrap: bool,
 }
 
 impl GatewayOptions {
     pub fn from_json(value: &Value) -> Result<Self, String> {
         let Value::Object(options) = value else {
             return Err(
-                "options must be an object { transport: 'stdio' | 'http', view?, names?, name?, version?, \
+                "options must be an object { transport: 'stdio' | 'http', view?, names?, wrap?, name?, version?, \
                  instructions?, limits?, toolTimeoutMs?, host?, port?, path?, stateless?, \
                  allowedOrigins?, allowedHosts? }"
                     .into(),
             );
         };
         if let Some(unknown) = options.keys().find(|k| {
-            !matches!(k.as_str(), "transport" | "view" | "names")
+            !matches!(k.as_str(), "transport" | "view" | "names" | "wrap")
                 && !HTTP_KEYS.contains(&k.as_str())
                 && !SERVER_KEYS.contains(&k.as_str())
         }) {
@@ -93,11 +96,22 @@ impl GatewayOptions {
                 format!("options.names must be {}, got {value}", ServedNames::VALUES)
             })?,
         };
+        let wrap = match options.get("wrap") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(wrap)) => *wrap,
+            Some(other) => {
+                return Err(format!(
+                    "options.wrap must be true or false, got {}",
+                    crate::config::values::kind_in_words(other)
+                ));
+            }
+        };
         Ok(Self {
             transport,
             server,
             view,
             names,
+            wrap,
         })
     }
 }
@@ -119,6 +133,9 @@ mod tests {
             GatewayOptions::from_json(&json!({ "transport": "stdio", "names": "upstream" }))
                 .unwrap();
         assert_eq!(upstream.names, ServedNames::Upstream);
+        assert!(stdio.wrap);
+        let plain = GatewayOptions::from_json(&json!({ "transport": "stdio", "wrap": false }));
+        assert!(!plain.unwrap().wrap);
         let http = GatewayOptions::from_json(&json!({
             "transport": "http", "port": 0, "path": "/gw", "name": "mine", "version": "2",
             "view": { "servers": ["a"] }
@@ -156,6 +173,10 @@ mod tests {
         assert_eq!(
             err(json!({ "transport": "http", "colour": 1 })),
             "options.colour is not an option"
+        );
+        assert_eq!(
+            err(json!({ "transport": "stdio", "wrap": "no" })),
+            "options.wrap must be true or false, got a string"
         );
         assert!(
             err(json!({ "transport": "http", "view": 3 }))

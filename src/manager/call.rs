@@ -35,6 +35,9 @@ pub struct CallRequest {
     pub progress: Option<mpsc::UnboundedSender<Progress>>,
     /// The view the tool was offered through, if any: its servers and allow/deny apply too.
     pub view: Option<Arc<View>>,
+    /// Keep the server's result as MCP content too (`RichParts::passthrough`), for a caller
+    /// that serves it onward unwrapped (a gateway with `wrap: false`).
+    pub passthrough: bool,
 }
 
 impl Manager {
@@ -59,6 +62,7 @@ impl Manager {
             cancel: cancel.clone(),
             progress,
             view: None,
+            passthrough: false,
         })
         .await
     }
@@ -134,13 +138,20 @@ impl Manager {
             Ok(Some(answer)) => match hooks::read_after(&answer) {
                 // Whatever it returns is wrapped again, unless it is the wrapped text as given.
                 Some((text, false)) => {
-                    let text = if text == result.text && !result.is_error() {
+                    let unchanged = text == result.text && !result.is_error();
+                    // What a passthrough caller gets instead: the hook's text, unwrapped.
+                    let given =
+                        (call.passthrough && !unchanged).then(|| self.passthrough_text(&text));
+                    let text = if unchanged {
                         text
                     } else {
                         self.wrap_untrusted(name, tool, &text)
                     };
                     let mut replaced = ToolCallResult::ok(text, name, tool);
                     replaced.rich = result.rich;
+                    if given.is_some() {
+                        replaced.rich.passthrough = given;
+                    }
                     (replaced, outcome)
                 }
                 Some((text, true)) => failed(text, "error"),
@@ -262,6 +273,7 @@ impl Manager {
     /// The call itself, and its outcome for the audit record.
     async fn run_call(&self, call: &mut CallRequest) -> (ToolCallResult, &'static str) {
         let allowed = self.permits(call);
+        let passthrough = call.passthrough;
         let (arguments, progress) = (call.arguments.take(), call.progress.take());
         let (server_index, tool, agent_name, cancel) = (
             call.server_index,
@@ -282,8 +294,11 @@ impl Manager {
             };
             return match answer {
                 Ok(text) => {
+                    let kept = passthrough.then(|| self.passthrough_text(&text));
                     let text = self.wrap_untrusted(name, tool, &text);
-                    (ToolCallResult::ok(text, name, tool), "ok")
+                    let mut out = ToolCallResult::ok(text, name, tool);
+                    out.rich.passthrough = kept;
+                    (out, "ok")
                 }
                 Err(why) => {
                     let text = self
@@ -321,12 +336,14 @@ impl Manager {
                 };
                 let clean = self.hygiene_on(server);
                 let removed = |counts: Hygiene| (counts.total() > 0).then_some(counts);
+                let kept = passthrough.then(|| self.passthrough_result(result.clone(), clean));
                 if mode == ResultMode::Compat {
                     let text = bridge::result::result_text(result);
                     let (text, counts, suspicious) = self.wrap_checked(name, tool, &text, clean);
                     let mut out = ToolCallResult::ok(text, name, tool);
                     out.rich.hygiene = removed(counts);
                     out.rich.suspicious = suspicious;
+                    out.rich.passthrough = kept;
                     return self.judged(out, outcome, name, tool);
                 }
                 let schema = server.output_schema(tool);
@@ -341,6 +358,7 @@ impl Manager {
                             server_error: rich.is_error,
                             hygiene: removed(counts),
                             suspicious,
+                            passthrough: kept,
                         };
                         self.judged(out, outcome, name, tool)
                     }

@@ -5,18 +5,21 @@ mod call;
 mod catalog;
 mod metrics;
 mod names;
+mod passthrough;
 mod pins;
 mod prometheus;
 mod reload;
 mod roster;
 mod scan;
 mod upstream;
+mod server_logs;
 mod view;
 
 pub use call::CallRequest;
 pub use catalog::{PromptArgumentInfo, PromptInfo, PromptOutcome, ResourceInfo};
 pub use metrics::MetricsEntry;
 pub use reload::ReloadReport;
+pub use server_logs::ServerLog;
 
 use names::NameTable;
 use roster::Roster;
@@ -92,6 +95,10 @@ pub struct Manager {
     resolver: Arc<SecretResolver>,
     wrap_format: WrapFormat,
     events: Events,
+    /// What the servers' sessions emit to: `events`, and their log messages to
+    /// [`Self::server_logs`]'s followers.
+    server_events: Events,
+    server_logs: tokio::sync::broadcast::Sender<ServerLog>,
     hooks: Hooks,
     results: ResultMode,
     hygiene: Option<bool>,
@@ -137,11 +144,12 @@ impl Manager {
         resolver: Arc<SecretResolver>,
     ) -> Self {
         let runtime = Arc::new(options.runtime);
+        let (server_events, server_logs) = server_logs::LogTee::around(options.events.clone());
         let servers = config
             .servers
             .into_iter()
             .filter(|s| s.enabled)
-            .map(|s| Server::new(s, log.clone(), runtime.clone(), options.events.clone()))
+            .map(|s| Server::new(s, log.clone(), runtime.clone(), server_events.clone()))
             .collect();
         Self {
             roster: std::sync::RwLock::new(Arc::new(Roster::new(servers))),
@@ -152,6 +160,8 @@ impl Manager {
             resolver,
             wrap_format: options.wrap_format,
             events: options.events,
+            server_events,
+            server_logs,
             hooks: options.hooks,
             results: options.results,
             hygiene: options.hygiene,

@@ -52,7 +52,7 @@ impl Manager {
                         config,
                         self.log.clone(),
                         self.runtime.clone(),
-                        self.events.clone(),
+                        self.server_events.clone(),
                     );
                     match found {
                         Some((slot, old_server)) => {

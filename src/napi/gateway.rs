@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::manager::McpManager;
 use super::server_host::{KeepAlive, type_error};
 use crate::gateway::options::{GatewayOptions, GatewayTransport};
-use crate::gateway::{ManagerTools, follow_tool_changes};
+use crate::gateway::{ManagerTools, follow_tool_changes, relay_server_logs};
 use crate::server::handler::Server;
 use crate::server::http::HttpServer;
 
@@ -19,6 +19,8 @@ use crate::server::http::HttpServer;
 pub struct McpGateway {
     url: String,
     stop: CancellationToken,
+    /// Cancelled once the calls in flight at close are answered.
+    answered: CancellationToken,
     http: Arc<Mutex<Option<HttpServer>>>,
     /// Holds the event loop while the gateway listens (a threadsafe function does).
     keep_alive: Arc<Mutex<Option<KeepAlive>>>,
@@ -32,17 +34,40 @@ impl McpGateway {
         self.url.clone()
     }
 
-    /// Stops listening; open sessions end and their calls are cancelled. Idempotent; never
-    /// rejects. The manager's shutdown stops it too.
+    /// Stops listening: calls in flight are cancelled and answered with an `isError` result
+    /// saying the gateway closed, then open sessions end. Idempotent; never rejects. The
+    /// manager's shutdown stops it too.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         self.stop.cancel();
         let (http, keep_alive) = (self.http.clone(), self.keep_alive.clone());
+        let answered = self.answered.clone();
         env.spawn_future(async move {
+            answered.cancelled().await;
             stop_http(&http, &keep_alive).await;
             Ok(())
         })
     }
+}
+
+/// Why a call ends when the gateway closes (the client's answer says it).
+const GATEWAY_CLOSED: &str = "the MCP gateway closed";
+
+/// Once `ended` (the manager's shutdown) or `asked` (close(), or the stdio session's end) is
+/// cancelled: the calls in flight are answered, then `answered` is cancelled (the transports
+/// may stop).
+async fn close_when(
+    server: Arc<Server<ManagerTools>>,
+    ended: CancellationToken,
+    asked: CancellationToken,
+    answered: CancellationToken,
+) {
+    tokio::select! {
+        _ = ended.cancelled() => {}
+        _ = asked.cancelled() => {}
+    }
+    server.close(GATEWAY_CLOSED).await;
+    answered.cancel();
 }
 
 async fn stop_http(http: &Mutex<Option<HttpServer>>, keep_alive: &Mutex<Option<KeepAlive>>) {
@@ -59,7 +84,8 @@ impl McpManager {
     /// resolves when the client closes stdin or the manager shuts down; `{ transport: 'http',
     /// host?, port?, path?, stateless?, allowedOrigins?, allowedHosts? }` resolves an
     /// `McpGateway` once listening. Also `view?` (a view spec), `names?` (`'manager'` or
-    /// `'upstream'`: the names tools and prompts are served under), `name?`, `version?`,
+    /// `'upstream'`: the names tools and prompts are served under), `wrap?` (default true), `name?`,
+    /// `version?`,
     /// `instructions?`, `limits?`, `toolTimeoutMs?`. Throws a TypeError naming a bad option;
     /// rejects after `shutdown()` or when it cannot listen.
     #[napi(
@@ -97,44 +123,53 @@ impl McpManager {
             if ended.is_cancelled() {
                 return Err(Error::from_reason("serve: the manager is shut down"));
             }
-            let tools = ManagerTools::serving(manager, view, options.names);
+            let tools = ManagerTools::serving(manager, view, options.names, options.wrap);
             let server = Server::new(tools, options.server);
             ::napi::bindgen_prelude::spawn(follow_tool_changes(server.clone()));
+            ::napi::bindgen_prelude::spawn(relay_server_logs(server.clone()));
             match options.transport {
                 GatewayTransport::Stdio => {
-                    crate::server::stdio::serve(
+                    let (asked, answered) = (CancellationToken::new(), CancellationToken::new());
+                    ::napi::bindgen_prelude::spawn(close_when(
+                        server.clone(),
+                        ended,
+                        asked.clone(),
+                        answered.clone(),
+                    ));
+                    let served = crate::server::stdio::serve(
                         &server,
                         tokio::io::stdin(),
                         tokio::io::stdout(),
-                        ended,
+                        answered,
                     )
-                    .await
-                    .map_err(|e| Error::from_reason(format!("serve: {e}")))?;
+                    .await;
+                    asked.cancel();
+                    served.map_err(|e| Error::from_reason(format!("serve: {e}")))?;
                     Ok(None)
                 }
                 GatewayTransport::Http(http) => {
-                    let listening = crate::server::http::serve(server, http)
+                    let listening = crate::server::http::serve(server.clone(), http)
                         .await
                         .map_err(|e| Error::from_reason(format!("serve: {e}")))?;
                     let url = listening.url.clone();
-                    let stop = CancellationToken::new();
+                    let (stop, answered) = (CancellationToken::new(), CancellationToken::new());
                     let http = Arc::new(Mutex::new(Some(listening)));
                     let keep_alive = Arc::new(Mutex::new(keep_alive));
-                    // The manager's shutdown or close(), whichever comes first, stops it.
+                    // The manager's shutdown or close(), whichever comes first, stops it: the
+                    // calls in flight answered first.
                     ::napi::bindgen_prelude::spawn({
-                        let (stop, http, keep_alive) =
-                            (stop.clone(), http.clone(), keep_alive.clone());
+                        let (answered, http, keep_alive) =
+                            (answered.clone(), http.clone(), keep_alive.clone());
+                        let closing = close_when(server, ended, stop.clone(), answered.clone());
                         async move {
-                            tokio::select! {
-                                _ = ended.cancelled() => {}
-                                _ = stop.cancelled() => {}
-                            }
+                            closing.await;
                             stop_http(&http, &keep_alive).await;
                         }
                     });
                     Ok(Some(McpGateway {
                         url,
                         stop,
+                        answered,
                         http,
                         keep_alive,
                     }))

@@ -663,6 +663,14 @@ export interface McpGatewayCommonOptions {
    * for every server that has it.
    */
   names?: 'manager' | 'upstream'
+  /**
+   * Wrap each result as untrusted content (default true: one text block with the wrapper, the
+   * manager's `results` mode deciding what else goes along). `false`: serve the upstream server's
+   * content blocks (text, image, audio, resources), `structuredContent` and `isError` as it sent
+   * them, every string redacted; a failed call is still an `isError` result with the manager's
+   * error text.
+   */
+  wrap?: boolean
   /** `serverInfo.name`; default 'openclaw-mcp-gateway'. */
   name?: string
   /** `serverInfo.version`; default the package's version. */

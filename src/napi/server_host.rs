@@ -104,6 +104,9 @@ struct JsTool {
     abort: Arc<AbortFn>,
 }
 
+/// Why a call ends when the host closes (its `signal`'s reason, and the client's answer).
+const HOST_CLOSED: &str = "the MCP server host closed";
+
 /// The host's tools as the core's provider.
 #[derive(Default)]
 struct JsTools {
@@ -145,7 +148,7 @@ impl Drop for CallGuard {
             .remove(&self.id);
         if !self.settled {
             let reason = if self.closed.is_cancelled() {
-                "the MCP server host closed".to_owned()
+                HOST_CLOSED.to_owned()
             } else {
                 self.cancel.reason()
             };
@@ -467,15 +470,17 @@ impl McpServerHost {
         })
     }
 
-    /// Stops serving: sessions end (calls in flight are cancelled, their `signal` aborted), the
-    /// HTTP server stops listening, and the host no longer keeps Node alive. Idempotent; never
-    /// rejects.
+    /// Stops serving: calls in flight are cancelled (their `signal` aborted) and answered with
+    /// an `isError` result saying the host closed, then sessions end, the HTTP server stops
+    /// listening, and the host no longer keeps Node alive. Idempotent; never rejects.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
         self.state.closed.store(true, Ordering::SeqCst);
-        self.state.stop.cancel();
-        let state = self.state.clone();
+        let (state, server) = (self.state.clone(), self.server.clone());
         env.spawn_future(async move {
+            // The answers first, then the transports they travel on.
+            server.close(HOST_CLOSED).await;
+            state.stop.cancel();
             close_http(&state).await;
             Ok(())
         })

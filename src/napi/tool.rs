@@ -247,6 +247,7 @@ impl Route {
             cancel: CancellationToken::new(),
             progress: None,
             view: self.view.clone(),
+            passthrough: false,
         }
     }
 }
@@ -532,6 +533,8 @@ impl ToNapiValue for CallResult {
             server_error,
             hygiene,
             suspicious,
+            // (Only a gateway asks for it; an agent tool's call never does.)
+            passthrough: _,
         } = value.rich;
         let plain = images.is_empty()
             && structured.is_none()

@@ -2,8 +2,10 @@
 //! against the tool's `inputSchema`, the call bounded by its time limit and cancelled with the
 //! request, its progress and log messages sent while it runs, the result checked and cut to the
 //! response rules), `logging/setLevel`, `notifications/tools/list_changed` to every session
-//! when the tools change, and the resources, prompts and completions the provider offers
-//! ([`super::catalog`]; -32601 while it offers none).
+//! when the tools change (and, at 2026-07-28, to every `subscriptions/listen` stream that asked
+//! for it), and the resources, prompts and completions the provider offers
+//! ([`super::catalog`]; -32601 while it offers none). [`Server::close`] answers the calls in
+//! flight before the transports stop.
 //!
 //! A [`Server`] is shared by every session; each session (the stdio one, each HTTP session)
 //! gets its own [`Handler`] with its own log level.
@@ -17,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::FutureExt as _;
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestMethod,
     CompleteRequestParams, CompleteResult, ConstString, ContentBlock, GetPromptRequestMethod,
@@ -28,7 +31,7 @@ use rmcp::model::{
     ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
     Tool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -43,13 +46,25 @@ use crate::bridge::json_check;
 /// How long a finished call waits for its last notices to be sent before its answer goes.
 const NOTICE_FLUSH: Duration = Duration::from_secs(5);
 
+/// How long [`Server::close`] waits for the calls in flight to answer.
+const CLOSE_ANSWERS: Duration = Duration::from_secs(5);
+
 /// What every session of one server shares.
 pub struct Server<P: ToolProvider + ?Sized> {
     provider: Arc<P>,
     options: ServerOptions,
     schemas: InputSchemas,
-    /// The sessions that finished their handshake, told when the tools change.
-    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The sessions that finished their handshake (with each one's log level), told when the
+    /// tools change and sent [`Server::log`]'s messages.
+    peers: Mutex<Vec<(Peer<RoleServer>, Arc<AtomicU8>)>>,
+    /// The open `subscriptions/listen` streams (2026-07-28), told when the tools change.
+    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    next_listener: std::sync::atomic::AtomicU64,
+    /// Cancelled by [`Server::close`], with why.
+    closing: CancellationToken,
+    closing_reason: std::sync::OnceLock<String>,
+    /// `tools/call` requests not yet answered.
+    calls: tokio::sync::watch::Sender<usize>,
 }
 
 impl<P: ToolProvider + ?Sized> Server<P> {
@@ -59,7 +74,34 @@ impl<P: ToolProvider + ?Sized> Server<P> {
             options,
             schemas: InputSchemas::default(),
             peers: Mutex::default(),
+            listeners: Mutex::default(),
+            next_listener: Default::default(),
+            closing: CancellationToken::new(),
+            closing_reason: std::sync::OnceLock::new(),
+            calls: tokio::sync::watch::Sender::new(0),
         })
+    }
+
+    /// Starts closing: every call in flight is cancelled (its provider told `reason`) and
+    /// answered with an `isError` result saying so, a call that comes later is answered the
+    /// same way at once, and listen streams end. Resolves once every call has answered (at
+    /// most [`CLOSE_ANSWERS`]); stop the transports after, so the answers reach the clients.
+    pub async fn close(&self, reason: &str) {
+        let _ = self.closing_reason.set(reason.to_owned());
+        self.closing.cancel();
+        let mut calls = self.calls.subscribe();
+        let _ = tokio::time::timeout(CLOSE_ANSWERS, calls.wait_for(|n| *n == 0)).await;
+    }
+
+    /// How many `tools/call` requests are not yet answered, as it changes.
+    pub fn calls_in_flight(&self) -> tokio::sync::watch::Receiver<usize> {
+        self.calls.subscribe()
+    }
+
+    fn closing_reason(&self) -> &str {
+        self.closing_reason
+            .get()
+            .map_or("the server is closing", String::as_str)
     }
 
     /// A handler for one session.
@@ -110,27 +152,51 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         if let Some(name) = name {
             self.schemas.forget(name);
         }
-        let peers: Vec<Peer<RoleServer>> = {
-            let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
-            peers.retain(|p| !p.is_transport_closed());
-            peers.clone()
-        };
-        for peer in peers {
+        for (peer, _) in self.live_peers() {
             let _ = peer.notify_tool_list_changed().await;
+        }
+        let listeners: Vec<SubscriptionSink> = {
+            let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            listeners.iter().map(|(_, l)| l.clone()).collect()
+        };
+        for listener in listeners {
+            // (A stream that did not ask for tool changes refuses it: nothing is sent.)
+            let _ = listener.notify_tool_list_changed().await;
+        }
+    }
+
+    /// A log message of the server's own (not of a call: a gateway relays its upstream
+    /// servers' logs this way) to every session whose `logging/setLevel` lets `level` through.
+    /// Sessions of 2026-07-28 clients (no `initialize`) get none: they ask for logs per request.
+    pub async fn log(&self, level: LogLevel, logger: Option<String>, data: Value) {
+        for (peer, threshold) in self.live_peers() {
+            if (level as u8) < threshold.load(Ordering::Relaxed) {
+                continue;
+            }
+            let mut param =
+                LoggingMessageNotificationParam::new(to_rmcp_level(level), data.clone());
+            if let Some(logger) = &logger {
+                param = param.with_logger(logger.clone());
+            }
+            let _ = peer.notify_logging_message(param).await;
         }
     }
 
     /// Sessions that finished their handshake and are still open.
     pub fn session_count(&self) -> usize {
-        let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|p| !p.is_transport_closed());
-        peers.len()
+        self.live_peers().len()
     }
 
-    fn add_peer(&self, peer: Peer<RoleServer>) {
+    fn live_peers(&self) -> Vec<(Peer<RoleServer>, Arc<AtomicU8>)> {
         let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|p| !p.is_transport_closed());
-        peers.push(peer);
+        peers.retain(|(p, _)| !p.is_transport_closed());
+        peers.clone()
+    }
+
+    fn add_peer(&self, peer: Peer<RoleServer>, level: Arc<AtomicU8>) {
+        let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
+        peers.retain(|(p, _)| !p.is_transport_closed());
+        peers.push((peer, level));
     }
 
     /// One `tools/call`: `Err` only for an unknown tool (a protocol error, -32602); every other
@@ -150,6 +216,12 @@ impl<P: ToolProvider + ?Sized> Server<P> {
                 None,
             ));
         };
+        if self.closing.is_cancelled() {
+            return Ok(error_result(format!(
+                "Tool '{name}' was not run: {}",
+                self.closing_reason()
+            )));
+        }
         let args = args.unwrap_or_default();
         if let Some(problem) = self.schemas.problem(&tool, &args) {
             return Ok(error_result(format!(
@@ -179,6 +251,11 @@ impl<P: ToolProvider + ?Sized> Server<P> {
                 Err(format!("Tool '{name}' timed out after {ms} ms"))
             }
             _ = cancel.cancelled() => Err(format!("Tool '{name}' was cancelled: {}", cancel.reason())),
+            _ = self.closing.cancelled() => {
+                let reason = self.closing_reason();
+                cancel.cancel(reason);
+                Err(format!("Tool '{name}' was cancelled: {reason}"))
+            }
         };
         // Dropped after the reason is set, so the provider can tell its tool why.
         drop(call);
@@ -253,6 +330,9 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // Counted until answered, for `Server::close`.
+        self.server.calls.send_modify(|n| *n += 1);
+        let _answered = scopeguard(|| self.server.calls.send_modify(|n| *n -= 1));
         let (notices, mut rx) = Notices::channel();
         let mut out = NoticeSender {
             peer: context.peer.clone(),
@@ -393,8 +473,49 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.server.add_peer(context.peer);
+        self.server.add_peer(context.peer, self.level.clone());
     }
+
+    /// 2026-07-28 `subscriptions/listen`: tool list changes are what this server notifies of
+    /// (rmcp narrows the filter to what the client asked for and acknowledges it).
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    /// Holds the stream open, told of tool changes, until the client ends it or the server
+    /// closes (then it ends with the final result).
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let server = &self.server;
+        let id = server.next_listener.fetch_add(1, Ordering::Relaxed);
+        let forget = |listeners: &Mutex<Vec<(u64, SubscriptionSink)>>| {
+            let mut listeners = listeners.lock().unwrap_or_else(|p| p.into_inner());
+            listeners.retain(|(n, _)| *n != id);
+        };
+        (server.listeners.lock().unwrap_or_else(|p| p.into_inner()))
+            .push((id, context.sink().clone()));
+        let _forget = scopeguard(|| forget(&server.listeners));
+        tokio::select! {
+            _ = context.cancelled() => {}
+            _ = self.server.closing.cancelled() => {}
+        }
+        Ok(())
+    }
+}
+
+/// Runs `f` when dropped (however the future holding it ends).
+fn scopeguard<F: FnOnce()>(f: F) -> impl Drop {
+    struct Guard<F: FnOnce()>(Option<F>);
+    impl<F: FnOnce()> Drop for Guard<F> {
+        fn drop(&mut self) {
+            if let Some(f) = self.0.take() {
+                f()
+            }
+        }
+    }
+    Guard(Some(f))
 }
 
 /// The provider's answer when it serves the capability now (given up when the request is
@@ -471,6 +592,23 @@ impl NoticeSender {
                     return;
                 }
                 let param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);
+                let _ = self.peer.notify_logging_message(param).await;
+            }
+            Notice::Relayed {
+                level: at,
+                logger,
+                data,
+            } => {
+                let Some(Some(threshold)) = self.request_level else {
+                    return;
+                };
+                if (at as u8) < threshold {
+                    return;
+                }
+                let mut param = LoggingMessageNotificationParam::new(to_rmcp_level(at), data);
+                if let Some(logger) = logger {
+                    param = param.with_logger(logger);
+                }
                 let _ = self.peer.notify_logging_message(param).await;
             }
         }

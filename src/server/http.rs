@@ -75,12 +75,18 @@ pub struct HttpServer {
     pub local_addr: SocketAddr,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
+    /// POST responses still being sent (answers on their way: see [`HttpServer::close`]).
+    posts: Arc<tokio::sync::watch::Sender<usize>>,
 }
 
 impl HttpServer {
-    /// Stops accepting, ends every session (their calls are cancelled) and waits a little for
+    /// Waits (at most [`CLOSE_GRACE`]) for the POST responses under way to be sent, so answers
+    /// already made (`Server::close` answers the calls in flight) reach their clients; then
+    /// stops accepting, ends every session (their calls are cancelled) and waits a little for
     /// open connections to finish.
     pub async fn close(self) {
+        let mut posts = self.posts.subscribe();
+        let _ = tokio::time::timeout(CLOSE_GRACE, posts.wait_for(|n| *n == 0)).await;
         self.stop.cancel();
         let _ = tokio::time::timeout(CLOSE_GRACE * 2, self.task).await;
     }
@@ -122,12 +128,20 @@ pub async fn serve<P: ToolProvider + ?Sized>(
         config,
     ));
     let path: Arc<str> = options.path.clone().into();
-    let task = tokio::spawn(accept_loop(listener, mcp, path, stop.clone()));
+    let posts = Arc::new(tokio::sync::watch::Sender::new(0));
+    let task = tokio::spawn(accept_loop(
+        listener,
+        mcp,
+        path,
+        stop.clone(),
+        posts.clone(),
+    ));
     Ok(HttpServer {
         url: url(&options.host, local_addr, &options.path),
         local_addr,
         stop,
         task,
+        posts,
     })
 }
 
@@ -187,6 +201,7 @@ async fn accept_loop<S>(
     mcp: Arc<StreamableHttpService<S, LocalSessionManager>>,
     path: Arc<str>,
     stop: CancellationToken,
+    posts: Arc<tokio::sync::watch::Sender<usize>>,
 ) where
     S: rmcp::ServerHandler + Send + 'static,
 {
@@ -203,15 +218,22 @@ async fn accept_loop<S>(
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        let (mcp, path, stop) = (mcp.clone(), path.clone(), stop.clone());
+        let (mcp, path, stop, posts) = (mcp.clone(), path.clone(), stop.clone(), posts.clone());
         connections.spawn(async move {
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
-                let (mcp, path) = (mcp.clone(), path.clone());
+                let (mcp, path, posts) = (mcp.clone(), path.clone(), posts.clone());
                 async move {
                     if request.uri().path() != &*path {
                         return Ok::<_, Infallible>(not_found());
                     }
-                    Ok(mcp.handle(request).await)
+                    if request.method() != hyper::Method::POST {
+                        return Ok(mcp.handle(request).await);
+                    }
+                    // Counted from the request until its response body is sent (or dropped).
+                    let open = Open::count(posts);
+                    let (parts, body) = mcp.handle(request).await.into_parts();
+                    let body = Counted { body, _open: open }.boxed();
+                    Ok(Response::from_parts(parts, body))
                 }
             });
             let connection = http1::Builder::new()
@@ -233,6 +255,48 @@ async fn accept_loop<S>(
     })
     .await;
     connections.abort_all();
+}
+
+/// One POST response under way, for [`HttpServer::close`].
+struct Open(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Open {
+    fn count(posts: Arc<tokio::sync::watch::Sender<usize>>) -> Self {
+        posts.send_modify(|n| *n += 1);
+        Self(posts)
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
+}
+
+/// A response body that stays counted as [`Open`] until hyper is done with it.
+struct Counted<B> {
+    body: B,
+    _open: Open,
+}
+
+impl<B: hyper::body::Body + Unpin> hyper::body::Body for Counted<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 fn not_found() -> Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {

@@ -199,6 +199,14 @@ pub enum Notice {
         level: LogLevel,
         data: Value,
     },
+    /// A log message that is not the tool's own but came in during the call (a gateway's
+    /// upstream server's). Only a 2026-07-28 request that asked for logs at its level gets it:
+    /// sessions get such messages through `Server::log` already.
+    Relayed {
+        level: LogLevel,
+        logger: Option<String>,
+        data: Value,
+    },
 }
 
 /// Where a call's notices go: in order, from any thread, without waiting (the handler sends
@@ -242,6 +250,14 @@ impl Notices {
 
     pub fn log(&self, level: LogLevel, data: Value) -> bool {
         self.send(Notice::Log { level, data })
+    }
+
+    pub fn relayed_log(&self, level: LogLevel, logger: Option<String>, data: Value) -> bool {
+        self.send(Notice::Relayed {
+            level,
+            logger,
+            data,
+        })
     }
 
     /// Ends the call's notices: later ones are dropped, and the receiver ends once it has taken

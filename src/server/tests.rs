@@ -601,3 +601,152 @@ async fn http_serves_on_loopback_and_refuses_other_origins() {
         .unwrap();
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
+
+/// `Server::close` answers a call in flight (its provider told why) before the transport stops,
+/// and answers a call that comes after at once, without running it.
+#[tokio::test]
+async fn close_answers_the_calls_in_flight_first() {
+    let mut s = session(None).await;
+    s.wire
+        .send(json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "hang", "arguments": {} } }))
+        .await;
+    // The call is running once the server counts it; `close` then has it to answer.
+    let mut in_flight = s.server.calls_in_flight();
+    tokio::time::timeout(Duration::from_secs(10), in_flight.wait_for(|n| *n == 1))
+        .await
+        .unwrap()
+        .unwrap();
+    let server = s.server.clone();
+    let closed = tokio::spawn(async move { server.close("the test closed it").await });
+    let (_, answer) = s.wire.answer(7).await;
+    assert!(is_error(&answer), "{answer}");
+    assert_eq!(
+        text_of(&answer),
+        "Tool 'hang' was cancelled: the test closed it"
+    );
+    assert_eq!(s.abandoned.recv().await.unwrap(), "the test closed it");
+    tokio::time::timeout(Duration::from_secs(10), closed)
+        .await
+        .unwrap()
+        .unwrap();
+    let (_, later) = s.wire.call(8, "echo", json!({ "text": "x" }), None).await;
+    assert_eq!(
+        text_of(&later),
+        "Tool 'echo' was not run: the test closed it"
+    );
+    s.stop.cancel();
+    let ended = tokio::time::timeout(Duration::from_secs(10), s.served).await;
+    assert_eq!(ended.unwrap().unwrap(), Ok(()));
+}
+
+/// `Server::log` (a gateway's relay of its servers' logs) reaches each session at or above the
+/// level it set, with the logger given.
+#[tokio::test]
+async fn server_logs_follow_each_sessions_level() {
+    let mut s = session(None).await;
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while s.server.session_count() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .unwrap();
+    s.server
+        .log(
+            LogLevel::Debug,
+            Some("up/own".into()),
+            json!("all at first"),
+        )
+        .await;
+    let note = s.wire.next().await;
+    assert_eq!(note["method"], "notifications/message");
+    assert_eq!(
+        note["params"],
+        json!({ "level": "debug", "logger": "up/own", "data": "all at first" })
+    );
+    s.wire
+        .send(json!({ "jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": { "level": "error" } }))
+        .await;
+    s.wire.answer(2).await;
+    s.server
+        .log(LogLevel::Warning, Some("up".into()), json!("filtered"))
+        .await;
+    s.server
+        .log(LogLevel::Critical, Some("up".into()), json!({ "kept": 1 }))
+        .await;
+    let note = s.wire.next().await;
+    assert_eq!(note["params"]["level"], "critical");
+    assert_eq!(note["params"]["data"], json!({ "kept": 1 }));
+}
+
+/// At 2026-07-28 a client hears of tool changes on a `subscriptions/listen` stream: the
+/// acknowledgment first, then `notifications/tools/list_changed` tagged with the stream's id,
+/// and the stream ends with a result when the server closes (D3 in docs/conformance.md: the
+/// method was -32601 though `tools.listChanged` is declared).
+#[tokio::test]
+async fn a_listen_stream_hears_of_tool_changes() {
+    let (mock, _abandoned) = Mock::new();
+    let server = Server::new(mock, ServerOptions::new("mock", "1"));
+    let mut options = super::http::HttpOptions::default();
+    options.stateless = true;
+    let http = super::http::serve(server.clone(), options).await.unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+    });
+    let listen = json!({ "jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": {
+        "_meta": meta, "notifications": { "toolsListChanged": true, "promptsListChanged": true },
+    }});
+    let mut response = reqwest::Client::new()
+        .post(&http.url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .json(&listen)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    // The SSE stream's `data:` lines, as JSON, in order.
+    let mut buffer = String::new();
+    let mut next = async || -> Option<Value> {
+        loop {
+            if let Some(end) = buffer.find('\n') {
+                let line: String = buffer.drain(..=end).collect();
+                if let Some(data) = line.trim().strip_prefix("data:") {
+                    if let Ok(value) = serde_json::from_str(data.trim()) {
+                        return Some(value);
+                    }
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
+                .await
+                .expect("a frame within 10 s")
+                .unwrap()?;
+            buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    };
+    let ack = next().await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // Only what the server offers is accepted: tool changes, not prompt changes.
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({ "toolsListChanged": true })
+    );
+    server.tools_changed(None).await;
+    let changed = next().await.unwrap();
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        json!(5)
+    );
+    server.close("closing").await;
+    let last = next().await.unwrap();
+    assert_eq!(last["id"], json!(5), "{last}");
+    assert!(last.get("result").is_some(), "{last}");
+    tokio::time::timeout(Duration::from_secs(10), http.close())
+        .await
+        .unwrap();
+}

@@ -20,7 +20,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use tokio::sync::Notify;
 
 use super::ClientRequests;
-use crate::events::{Event, Events};
+use crate::events::Event;
 use crate::log::Log;
 
 /// The protocol version we ask for; servers negotiate down to 2025-06-18, 2025-03-26 or
@@ -38,7 +38,6 @@ pub struct SessionHandler {
     server: String,
     tools_changed: Arc<Notify>,
     resources_changed: Option<Callback>,
-    events: Events,
     log: Log,
     /// The host's answers to sampling, elicitation and roots requests, and how long each may
     /// take (the server's `toolTimeout`).
@@ -54,7 +53,6 @@ impl SessionHandler {
             server: server.to_owned(),
             tools_changed,
             resources_changed: None,
-            events: Events::default(),
             log,
             requests: ClientRequests::default(),
             request_deadline: std::time::Duration::from_secs(60),
@@ -81,12 +79,6 @@ impl SessionHandler {
     ) -> Self {
         self.requests = requests;
         self.request_deadline = deadline;
-        self
-    }
-
-    /// Sends the server's log messages to `serverLog` listeners too.
-    pub fn with_events(mut self, events: Events) -> Self {
-        self.events = events;
         self
     }
 
@@ -186,27 +178,35 @@ impl ClientHandler for SessionHandler {
             LoggingLevel::Warning => self.log.warn(&message),
             _ => self.log.error(&message),
         }
-        self.events.emit_with(|| {
-            let redactor = self.log.redactor();
-            let text = params.data.to_string();
-            let data = match redactor.redact(&text) {
-                std::borrow::Cow::Borrowed(_) => params.data.clone(),
-                std::borrow::Cow::Owned(masked) => {
-                    serde_json::from_str(&masked).unwrap_or(serde_json::Value::String(masked))
-                }
-            };
-            Event::ServerLog {
-                server: self.server.clone(),
-                level: serde_json::to_value(params.level)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
-                logger: params
-                    .logger
-                    .as_deref()
-                    .map(|l| redactor.redact(l).into_owned()),
-                data,
-            }
-        });
+        // (The `serverLog` event is emitted in wire order by the transport's tap:
+        // `server_log_event`.)
+    }
+}
+
+/// The `serverLog` event of `server`'s log message: data and logger masked by `redactor`.
+#[allow(deprecated)]
+pub fn server_log_event(
+    server: &str,
+    params: &LoggingMessageNotificationParam,
+    redactor: &crate::secrets::Redactor,
+) -> Event {
+    let text = params.data.to_string();
+    let data = match redactor.redact(&text) {
+        std::borrow::Cow::Borrowed(_) => params.data.clone(),
+        std::borrow::Cow::Owned(masked) => {
+            serde_json::from_str(&masked).unwrap_or(serde_json::Value::String(masked))
+        }
+    };
+    Event::ServerLog {
+        server: server.to_owned(),
+        level: serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default(),
+        logger: params
+            .logger
+            .as_deref()
+            .map(|l| redactor.redact(l).into_owned()),
+        data,
     }
 }

@@ -28,7 +28,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use answers::OwnAnswers;
-pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler};
+pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler, server_log_event};
 pub use input_required::{
     MAX_INPUT_ROUNDS, get_prompt as get_prompt_in_rounds, next_round as next_input_round,
     read_resource as read_resource_in_rounds, too_many_rounds,

@@ -1,9 +1,14 @@
 //! `notifications/progress` for calls in flight: a router from progress token to the waiting
-//! call, and a transport wrapper that routes each notification as it is read.
+//! call, and a transport wrapper that routes each notification as it is read. The server's
+//! `notifications/message` are handed to its log hook the same way (the `serverLog` event, and
+//! a gateway's relay of it to the call under way), so a message the server sent before a
+//! result is out before the result is.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
+#[allow(deprecated)] // servers on protocol versions before SEP-2577 still send logging
+use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::{
     JsonRpcMessage, JsonRpcNotification, ProgressNotificationParam, ProgressToken,
     ServerNotification,
@@ -20,13 +25,31 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
-/// Routes `notifications/progress` to the call that owns the token.
+/// What a server's log message is handed to, in wire order.
+#[allow(deprecated)]
+pub type LogHook = Box<dyn Fn(&LoggingMessageNotificationParam) + Send + Sync>;
+
+/// Routes `notifications/progress` to the call that owns the token, and `notifications/message`
+/// to the log hook, if one was set.
 #[derive(Default)]
 pub struct ProgressRouter {
     routes: Mutex<HashMap<ProgressToken, mpsc::UnboundedSender<Progress>>>,
+    log_hook: OnceLock<LogHook>,
 }
 
 impl ProgressRouter {
+    /// Hands every log message to `hook` from now on (the first hook set stays).
+    pub fn on_log(&self, hook: LogHook) {
+        let _ = self.log_hook.set(hook);
+    }
+
+    #[allow(deprecated)]
+    fn log(&self, params: &LoggingMessageNotificationParam) {
+        if let Some(hook) = self.log_hook.get() {
+            hook(params);
+        }
+    }
+
     pub fn register(&self, token: ProgressToken, sink: mpsc::UnboundedSender<Progress>) {
         self.routes
             .lock()
@@ -88,6 +111,14 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for ProgressTap<T> {
         }) = &message
         {
             self.progress.route(&progress.params);
+        }
+        #[allow(deprecated)]
+        if let JsonRpcMessage::Notification(JsonRpcNotification {
+            notification: ServerNotification::LoggingMessageNotification(log),
+            ..
+        }) = &message
+        {
+            self.progress.log(&log.params);
         }
         Some(message)
     }

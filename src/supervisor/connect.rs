@@ -102,7 +102,6 @@ pub(super) async fn connect(
             let cache = server.resource_cache.clone();
             move || cache.clear()
         })
-        .with_events(server.events.clone())
         .with_requests(
             server.options.client_requests.clone(),
             Duration::from_millis(config.tool_timeout_ms),

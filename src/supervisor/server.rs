@@ -308,11 +308,21 @@ impl Server {
             .ok(),
             _ => None,
         };
+        // The server's log messages become `serverLog` events as they are read (in wire order,
+        // before the result they precede).
+        let progress = Arc::new(ProgressRouter::default());
+        progress.on_log({
+            let (server, events, redactor) =
+                (config.name.clone(), events.clone(), log.redactor().clone());
+            Box::new(move |params| {
+                events.emit_with(|| crate::session::server_log_event(&server, params, &redactor))
+            })
+        });
         Arc::new(Self {
             oauth,
             config,
             state,
-            progress: Arc::new(ProgressRouter::default()),
+            progress,
             fault: StreamFault::default(),
             resource_cache: ResourceCache::default(),
             log,
