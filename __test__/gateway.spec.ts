@@ -79,6 +79,9 @@ describe('manager.serve() in front of the fault server', () => {
         { op: 'callTool', name: 'mcp_fault_images', args: { count: 12, kind: 'png' } },
         { op: 'callTool', name: 'mcp_fault_exit', args: { code: 1 } },
         { op: 'ping' },
+        // The gateway announces the crashed server's tools gone (the call can fail a moment
+        // before the manager has taken the server out).
+        { op: 'toolsChanged', since: 1 },
         { op: 'listTools' },
       ],
     })
@@ -91,8 +94,9 @@ describe('manager.serve() in front of the fault server', () => {
     const crashed = step(lines, 1)
     expect(crashed.ok === false || crashed.result.isError === true, JSON.stringify(crashed)).toBe(true)
     expect(step(lines, 2)).toMatchObject({ op: 'ping', ok: true })
+    expect(step(lines, 3), JSON.stringify(step(lines, 3))).toMatchObject({ op: 'toolsChanged', ok: true })
     // The crashed server's tools are gone from the list (it is not restarted here).
-    expect(step(lines, 3).result.tools).toEqual([])
+    expect(step(lines, 4).result.tools).toEqual([])
   })
 
   it('bad options throw a TypeError naming them; after shutdown serve() rejects', async () => {

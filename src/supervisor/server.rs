@@ -436,6 +436,11 @@ impl Server {
             self.metrics.record_error(why.clone());
         }
         self.emit_status(status, previous, why);
+        // Its tools are no longer offered: whoever follows the offered tools (a gateway's
+        // `tools/list_changed`) looks again.
+        if previous == Status::Ready && status != Status::Ready {
+            self.published.notify_waiters();
+        }
     }
 
     /// The server failed to start for a reason a restart would not change (`why`, masked
@@ -606,7 +611,8 @@ impl Server {
         }
     }
 
-    /// Wakes when the server publishes a tool list.
+    /// Wakes when the server publishes a tool list, and when it stops offering its tools (it
+    /// left `ready`).
     pub fn tools_published(&self) -> &tokio::sync::Notify {
         &self.published
     }
