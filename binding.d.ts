@@ -663,6 +663,14 @@ export interface McpGatewayCommonOptions {
    * for every server that has it.
    */
   names?: 'manager' | 'upstream'
+  /**
+   * Wrap each result as untrusted content (default true: one text block with the wrapper, the
+   * manager's `results` mode deciding what else goes along). `false`: serve the upstream server's
+   * content blocks (text, image, audio, resources), `structuredContent` and `isError` as it sent
+   * them, every string redacted; a failed call is still an `isError` result with the manager's
+   * error text.
+   */
+  wrap?: boolean
   /** `serverInfo.name`; default 'openclaw-mcp-gateway'. */
   name?: string
   /** `serverInfo.version`; default the package's version. */
@@ -687,8 +695,9 @@ export declare class McpGateway {
   /** `http://<host>:<port><path>`, with the port actually bound. */
   get url(): string
   /**
-   * Stops listening; open sessions end and their calls are cancelled. Idempotent; never
-   * rejects. The manager's shutdown stops it too.
+   * Stops listening: calls in flight are cancelled and answered with an `isError` result
+   * saying the gateway closed, then open sessions end. Idempotent; never rejects. The
+   * manager's shutdown stops it too.
    */
   close(): Promise<void>
 }
@@ -699,7 +708,8 @@ export declare class McpManager {
    * resolves when the client closes stdin or the manager shuts down; `{ transport: 'http',
    * host?, port?, path?, stateless?, allowedOrigins?, allowedHosts? }` resolves an
    * `McpGateway` once listening. Also `view?` (a view spec), `names?` (`'manager'` or
-   * `'upstream'`: the names tools and prompts are served under), `name?`, `version?`,
+   * `'upstream'`: the names tools and prompts are served under), `wrap?` (default true), `name?`,
+   * `version?`,
    * `instructions?`, `limits?`, `toolTimeoutMs?`. Throws a TypeError naming a bad option;
    * rejects after `shutdown()` or when it cannot listen.
    */
@@ -826,9 +836,9 @@ export declare class McpServerHost {
    */
   serveHttp(options?: McpServerHttpOptions): Promise<McpServerHttpInfo>
   /**
-   * Stops serving: sessions end (calls in flight are cancelled, their `signal` aborted), the
-   * HTTP server stops listening, and the host no longer keeps Node alive. Idempotent; never
-   * rejects.
+   * Stops serving: calls in flight are cancelled (their `signal` aborted) and answered with
+   * an `isError` result saying the host closed, then sessions end, the HTTP server stops
+   * listening, and the host no longer keeps Node alive. Idempotent; never rejects.
    */
   close(): Promise<void>
 }
