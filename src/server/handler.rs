@@ -281,6 +281,10 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         if let Some(rules) = &self.options.limits {
             limits::apply(&mut result, rules);
         }
+        // A result passed through from elsewhere (a gateway's `wrap: false` serves the upstream
+        // server's own, read at an older revision) may lack it; 2026-07-28 requires it, and the
+        // results made here carry it at every revision.
+        result.result_type.get_or_insert(ResultType::COMPLETE);
         Ok(result)
     }
 }

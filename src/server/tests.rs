@@ -66,6 +66,7 @@ impl Mock {
             tool("fail", json!({})),
             tool("panic", json!({})),
             tool("images", json!({})),
+            tool("relayed", json!({})),
             tool(
                 "typed",
                 json!({ "outputSchema": {
@@ -124,6 +125,12 @@ impl ToolProvider for Mock {
                     )]))
                 }
                 "fail" => Err("boom".to_owned()),
+                // A result as another server sent it at an older revision (a gateway's
+                // `wrap: false`): no `resultType`.
+                "relayed" => Ok(serde_json::from_value(
+                    json!({ "content": [{ "type": "text", "text": "as sent" }] }),
+                )
+                .unwrap()),
                 "panic" => panic!("the mock panics"),
                 "images" => {
                     let png =
@@ -749,4 +756,23 @@ async fn a_listen_stream_hears_of_tool_changes() {
     tokio::time::timeout(Duration::from_secs(10), http.close())
         .await
         .unwrap();
+}
+
+/// 2026-07-28 requires `resultType` on every result: one passed through from elsewhere without
+/// it gets it too (the conformance runner's `wire-schema-valid` failed on a gateway serving
+/// results with `wrap: false`).
+#[tokio::test]
+async fn a_result_passed_through_gets_its_result_type() {
+    let mut s = session(None).await;
+    let modern = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let (_, answer) = s.wire.call(7, "relayed", json!({}), Some(modern)).await;
+    assert_eq!(text_of(&answer), "as sent");
+    assert_eq!(
+        answer["result"]["resultType"],
+        json!("complete"),
+        "{answer}"
+    );
 }
