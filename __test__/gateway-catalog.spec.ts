@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cleanup, createManager, echoServer, faultServer, NODE, ROOT, tempDir, trackPids } from './helpers'
+import { cleanup, createManager, echoServer, faultServer, NODE, printedUrl, ROOT, tempDir, trackPids } from './helpers'
 
 afterEach(cleanup)
 
@@ -57,17 +57,7 @@ function startHttp(file: string, options: object = {}): Promise<string> {
     env: { ...process.env, ...secretEnv },
   })
   trackPids(child.pid!)
-  return new Promise<string>((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
-      out += d
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (line) resolve(JSON.parse(line).url)
-    })
-    child.on('exit', (code) => reject(new Error(`gateway exited (${code}): ${err}`)))
-  })
+  return printedUrl(child, 'gateway')
 }
 
 const TRANSPORTS = [

@@ -254,6 +254,22 @@ export async function startEverythingHttp(): Promise<{ url: string }> {
   return { url: `http://127.0.0.1:${port}/mcp` }
 }
 
+/** The URL a fixture prints on stdout as `{"url": ...}` once it listens; rejects naming `what`
+ *  (and its stderr) if it exits first. */
+export function printedUrl(child: ChildProcess, what: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = ''
+    let err = ''
+    child.stderr?.on('data', (d) => (err += d))
+    child.stdout!.on('data', (d) => {
+      out += d
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (line) resolve(JSON.parse(line).url)
+    })
+    child.on('exit', (code) => reject(new Error(`${what} exited (${code}): ${err}`)))
+  })
+}
+
 const trackedPids = new Set<number>()
 /** Pids that cleanup() SIGKILLs if a failed test left them running. */
 export function trackPids(...pids: number[]): void {

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cleanup, NODE, ROOT, trackPids } from './helpers'
+import { cleanup, NODE, printedUrl, ROOT, trackPids } from './helpers'
 
 const CLIENTS = path.join(ROOT, '__test__', 'fixtures', 'clients')
 const SDK_GATEWAY = path.join(ROOT, 'bench', 'sdk-gateway.mjs')
@@ -131,17 +131,7 @@ function startPrintingUrl(args: string[], what: string): Promise<string> {
   const child = spawn(NODE, args, { stdio: ['pipe', 'pipe', 'pipe'] })
   trackPids(child.pid!)
   started.push(child)
-  return new Promise<string>((resolve, reject) => {
-    let out = ''
-    let err = ''
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
-      out += d
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (line) resolve(JSON.parse(line).url)
-    })
-    child.on('exit', (code) => reject(new Error(`${what} exited (${code}): ${err}`)))
-  })
+  return printedUrl(child, what)
 }
 let nativeHttpUrl = ''
 beforeAll(async () => {

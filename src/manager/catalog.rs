@@ -1,7 +1,7 @@
 //! What servers offer besides tools: prompts and resources, listed (every page) from the
 //! servers that declare them and read with their text wrapped as untrusted content.
 
-use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams, ResourceContents, Role};
+use rmcp::model::{GetPromptRequestParams, ResourceContents, Role};
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
@@ -264,30 +264,12 @@ impl Manager {
         Ok(self.wrap_untrusted(server.name(), uri, &text))
     }
 
-    /// `resources/read`: the text, not yet wrapped.
+    /// `resources/read`: the text, not yet wrapped (a failure's text redacted: it may carry
+    /// the server's stderr, and it goes to the model).
     pub(super) async fn resource_raw(&self, server: &Server, uri: &str) -> Result<String, String> {
-        // An idle server is started for this (within its connect timeout).
-        let peer = server
-            .awake_peer(&tokio_util::sync::CancellationToken::new())
+        let result = self
+            .read_resource_on(server, uri)
             .await
-            .map_err(|e| e.to_string())?;
-        if !declares_resources(&peer) {
-            return Err(format!(
-                "MCP server '{}' does not offer resources",
-                server.name()
-            ));
-        }
-        let timeout = server.request_timeout();
-        let rounds = crate::session::read_resource_in_rounds(
-            &peer,
-            server.client_requests(),
-            server.name(),
-            ReadResourceRequestParams::new(uri.to_owned()),
-            timeout,
-        );
-        let result = tokio::time::timeout(timeout, rounds)
-            .await
-            .map_err(|_| CallError::Timeout(timeout).to_string())?
             .map_err(|e| self.redact(&e.to_string()))?;
         Ok(resource_text(&result.contents))
     }

@@ -132,7 +132,18 @@ impl Manager {
         uri: &str,
     ) -> Result<ReadResourceResult, CallError> {
         let server = self.server_named(server).map_err(CallError::Refused)?;
-        let peer = self.awake(&server).await?;
+        self.read_resource_on(&server, uri).await
+    }
+
+    /// `resources/read` of `uri` on `server` (started if idle), through any `input_required`
+    /// rounds, within its request timeout: what the gateway re-serves and what the resource
+    /// tools and `getResourceContext()` read.
+    pub(super) async fn read_resource_on(
+        &self,
+        server: &Server,
+        uri: &str,
+    ) -> Result<ReadResourceResult, CallError> {
+        let peer = self.awake(server).await?;
         if !declares_resources(&peer) {
             return Err(CallError::Refused(format!(
                 "MCP server '{}' does not offer resources",

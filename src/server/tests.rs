@@ -517,13 +517,7 @@ async fn the_response_rules_cut_with_a_notice() {
 async fn sessions_hear_when_the_tools_change_and_end_with_the_client() {
     let mut s = session(None).await;
     // Once the server has taken `notifications/initialized`, the session is one to tell.
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while s.server.session_count() == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .unwrap();
+    until_a_session(&s.server).await;
     s.server
         .provider()
         .tools
@@ -651,13 +645,7 @@ async fn close_answers_the_calls_in_flight_first() {
 #[tokio::test]
 async fn server_logs_follow_each_sessions_level() {
     let mut s = session(None).await;
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while s.server.session_count() == 0 {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await
-    .unwrap();
+    until_a_session(&s.server).await;
     s.server
         .log(
             LogLevel::Debug,
@@ -775,4 +763,16 @@ async fn a_result_passed_through_gets_its_result_type() {
         json!("complete"),
         "{answer}"
     );
+}
+
+/// Until the server counts the session (it has taken `notifications/initialized`; rmcp gives
+/// no signal for it), at most 10 s.
+async fn until_a_session(server: &Server<Mock>) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while server.session_count() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .unwrap();
 }
