@@ -1,7 +1,7 @@
 //! What servers offer besides tools: prompts and resources, listed (every page) from the
 //! servers that declare them and read with their text wrapped as untrusted content.
 
-use rmcp::model::{GetPromptRequestParams, ResourceContents, Role};
+use rmcp::model::{ResourceContents, Role};
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
@@ -141,18 +141,14 @@ impl Manager {
         })
     }
 
-    /// `prompts/get`: the description and each message's role and text, not yet wrapped.
+    /// `prompts/get`: the description and each message's role and text, not yet wrapped (a
+    /// failure's text redacted: it may carry the server's stderr, and it goes to the model).
     pub(super) async fn prompt_raw(
         &self,
         server: &Server,
         name: &str,
         arguments: Option<Map<String, Value>>,
     ) -> Result<(Option<String>, Vec<(&'static str, String)>), String> {
-        // An idle server is started for this (within its connect timeout).
-        let peer = server
-            .awake_peer(&tokio_util::sync::CancellationToken::new())
-            .await
-            .map_err(|e| e.to_string())?;
         let arguments = arguments
             .map(|args| {
                 args.into_iter()
@@ -166,21 +162,9 @@ impl Manager {
                     .collect::<Result<Map<String, Value>, String>>()
             })
             .transpose()?;
-        let mut params = GetPromptRequestParams::new(name);
-        if let Some(arguments) = arguments {
-            params = params.with_arguments(arguments);
-        }
-        let timeout = server.request_timeout();
-        let rounds = crate::session::get_prompt_in_rounds(
-            &peer,
-            server.client_requests(),
-            server.name(),
-            params,
-            timeout,
-        );
-        let result = tokio::time::timeout(timeout, rounds)
+        let result = self
+            .get_prompt_on(server, name, arguments)
             .await
-            .map_err(|_| CallError::Timeout(timeout).to_string())?
             .map_err(|e| self.redact(&e.to_string()))?;
         Ok((
             result.description.map(|d| self.redact(&d)),

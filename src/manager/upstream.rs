@@ -172,7 +172,19 @@ impl Manager {
         arguments: Option<Map<String, Value>>,
     ) -> Result<GetPromptResult, CallError> {
         let server = self.server_named(server).map_err(CallError::Refused)?;
-        let peer = self.awake(&server).await?;
+        self.get_prompt_on(&server, name, arguments).await
+    }
+
+    /// `prompts/get` of `name` on `server` (started if idle), through any `input_required`
+    /// rounds, within its request timeout: what the gateway re-serves and what `getPrompt()`
+    /// and the prompt tools wrap.
+    pub(super) async fn get_prompt_on(
+        &self,
+        server: &Server,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> Result<GetPromptResult, CallError> {
+        let peer = self.awake(server).await?;
         let mut params = GetPromptRequestParams::new(name);
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments);
