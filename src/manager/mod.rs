@@ -11,8 +11,9 @@ mod prometheus;
 mod reload;
 mod roster;
 mod scan;
-mod upstream;
 mod server_logs;
+mod subscriptions;
+mod upstream;
 mod view;
 
 pub use call::CallRequest;
@@ -99,6 +100,8 @@ pub struct Manager {
     /// [`Self::server_logs`]'s followers.
     server_events: Events,
     server_logs: tokio::sync::broadcast::Sender<ServerLog>,
+    /// Resource subscriptions held on the servers for a gateway's clients.
+    subscriptions: subscriptions::Held,
     hooks: Hooks,
     results: ResultMode,
     hygiene: Option<bool>,
@@ -162,6 +165,7 @@ impl Manager {
             events: options.events,
             server_events,
             server_logs,
+            subscriptions: Default::default(),
             hooks: options.hooks,
             results: options.results,
             hygiene: options.hygiene,

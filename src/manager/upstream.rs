@@ -22,6 +22,8 @@ use crate::supervisor::Server;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UpstreamOffers {
     pub resources: bool,
+    /// One of the servers that offer resources offers subscriptions to them.
+    pub subscribe: bool,
     pub prompts: bool,
     pub completions: bool,
 }
@@ -38,8 +40,10 @@ impl Manager {
 
     /// Whether any ready server `view` shows offers resources, prompts, completions.
     pub fn upstream_offers(&self, view: Option<&View>) -> UpstreamOffers {
+        let resources = self.resource_servers(view);
         UpstreamOffers {
-            resources: !self.resource_servers(view).is_empty(),
+            resources: !resources.is_empty(),
+            subscribe: resources.iter().any(|(_, peer)| declares_subscribe(peer)),
             prompts: !self.offering(view, declares_prompts).is_empty(),
             completions: !self.offering(view, declares_completions).is_empty(),
         }
@@ -48,6 +52,13 @@ impl Manager {
     /// The names of the ready servers `view` shows that offer resources, in config order.
     pub fn upstream_resource_servers(&self, view: Option<&View>) -> Vec<String> {
         (self.resource_servers(view).into_iter())
+            .map(|(s, _)| s.name().to_owned())
+            .collect()
+    }
+
+    /// The names of the ready servers `view` shows that offer prompts, in config order.
+    pub fn upstream_prompt_servers(&self, view: Option<&View>) -> Vec<String> {
+        (self.offering(view, declares_prompts).into_iter())
             .map(|(s, _)| s.name().to_owned())
             .collect()
     }
@@ -227,6 +238,12 @@ impl Manager {
             .awake_peer(&tokio_util::sync::CancellationToken::new())
             .await
     }
+}
+
+fn declares_subscribe(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        (info.capabilities.resources.as_ref()).is_some_and(|r| r.subscribe == Some(true))
+    })
 }
 
 fn declares_completions(peer: &Peer<RoleClient>) -> bool {

@@ -1,5 +1,6 @@
 //! What we tell a server about ourselves, and where its notifications go that are not routed
-//! on the wire (list changes to the supervisor, log messages to the log).
+//! on the wire (list changes to the supervisor and the catalog followers, log messages to the
+//! log).
 
 // Sampling and roots are deprecated by SEP-2577 (2026-07-28); 2025-11-25 servers still ask.
 #![allow(deprecated)]
@@ -15,11 +16,13 @@ use rmcp::model::LoggingMessageNotificationParam;
 use rmcp::model::{
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, Implementation, ListRootsResult, ProtocolVersion,
+    ResourceUpdatedNotificationParam,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use tokio::sync::Notify;
 
 use super::ClientRequests;
+use super::catalog_changes::CatalogChange;
 use crate::events::Event;
 use crate::log::Log;
 
@@ -31,13 +34,14 @@ pub const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 pub const CLIENT_NAME: &str = "openclaw-mcp";
 pub const CLIENT_VERSION: &str = "1.0.0";
 
-type Callback = Arc<dyn Fn() + Send + Sync>;
+/// What a server's resource and prompt notifications are given to.
+pub type CatalogCallback = Arc<dyn Fn(CatalogChange) + Send + Sync>;
 
 #[derive(Clone)]
 pub struct SessionHandler {
     server: String,
     tools_changed: Arc<Notify>,
-    resources_changed: Option<Callback>,
+    catalog_changed: Option<CatalogCallback>,
     log: Log,
     /// The host's answers to sampling, elicitation and roots requests, and how long each may
     /// take (the server's `toolTimeout`).
@@ -52,7 +56,7 @@ impl SessionHandler {
         Self {
             server: server.to_owned(),
             tools_changed,
-            resources_changed: None,
+            catalog_changed: None,
             log,
             requests: ClientRequests::default(),
             request_deadline: std::time::Duration::from_secs(60),
@@ -82,10 +86,16 @@ impl SessionHandler {
         self
     }
 
-    /// Runs `f` when the server says its resources changed.
-    pub fn on_resources_changed(mut self, f: impl Fn() + Send + Sync + 'static) -> Self {
-        self.resources_changed = Some(Arc::new(f));
+    /// Gives `f` what the server says of its resources and prompts changing.
+    pub fn on_catalog_change(mut self, f: CatalogCallback) -> Self {
+        self.catalog_changed = Some(f);
         self
+    }
+
+    fn catalog_change(&self, change: impl FnOnce(String) -> CatalogChange) {
+        if let Some(f) = &self.catalog_changed {
+            f(change(self.server.clone()));
+        }
     }
 }
 
@@ -154,9 +164,22 @@ impl ClientHandler for SessionHandler {
     }
 
     async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        if let Some(f) = &self.resources_changed {
-            f();
-        }
+        self.catalog_change(|server| CatalogChange::Resources { server });
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.catalog_change(|server| CatalogChange::Prompts { server });
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.catalog_change(|server| CatalogChange::Updated {
+            server,
+            uri: params.uri,
+        });
     }
 
     #[allow(deprecated)]

@@ -10,6 +10,8 @@ use rmcp::service::{Peer, RoleClient, SubscriptionEnd};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use super::catalog_changes::CatalogChange;
+use super::handler::CatalogCallback;
 use crate::log::Log;
 
 /// Streams opened again in a row without one notification in between before giving up.
@@ -18,10 +20,11 @@ const MAX_REOPENS: u32 = 5;
 /// What a list change wakes.
 pub struct ListChanges {
     pub tools: Arc<Notify>,
-    pub resources: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// Resource and prompt list changes (followed only when given).
+    pub catalog: Option<CatalogCallback>,
 }
 
-/// Follows the server's tool (and resource) list changes until `stop` fires. Only for a
+/// Follows the server's tool (and resource and prompt) list changes until `stop` fires. Only for a
 /// session without the `initialize` handshake, and only for the lists the server says change.
 pub fn follow(
     server: String,
@@ -43,11 +46,15 @@ pub fn follow(
         filter = filter.tools_list_changed();
         any = true;
     }
-    if changes.resources.is_some()
-        && caps.resources.as_ref().and_then(|r| r.list_changed) == Some(true)
-    {
-        filter = filter.resources_list_changed();
-        any = true;
+    if changes.catalog.is_some() {
+        if caps.resources.as_ref().and_then(|r| r.list_changed) == Some(true) {
+            filter = filter.resources_list_changed();
+            any = true;
+        }
+        if caps.prompts.as_ref().and_then(|p| p.list_changed) == Some(true) {
+            filter = filter.prompts_list_changed();
+            any = true;
+        }
     }
     if !any {
         return;
@@ -82,6 +89,13 @@ async fn run(
         if reopens > 0 {
             // Something may have changed while no stream was open.
             changes.tools.notify_one();
+            if let Some(f) = &changes.catalog {
+                let server = server.to_owned();
+                f(CatalogChange::Resources {
+                    server: server.clone(),
+                });
+                f(CatalogChange::Prompts { server });
+            }
         }
         loop {
             match subscription.next().await {
@@ -91,8 +105,18 @@ async fn run(
                 }
                 Ok(Some(ServerNotification::ResourceListChangedNotification(_))) => {
                     reopens = 0;
-                    if let Some(f) = &changes.resources {
-                        f();
+                    if let Some(f) = &changes.catalog {
+                        f(CatalogChange::Resources {
+                            server: server.to_owned(),
+                        });
+                    }
+                }
+                Ok(Some(ServerNotification::PromptListChangedNotification(_))) => {
+                    reopens = 0;
+                    if let Some(f) = &changes.catalog {
+                        f(CatalogChange::Prompts {
+                            server: server.to_owned(),
+                        });
                     }
                 }
                 Ok(Some(_)) => {}

@@ -7,6 +7,7 @@
 //! one place that speaks the lifecycle of the protocol.
 
 mod answers;
+mod catalog_changes;
 mod handler;
 mod input_required;
 mod listen;
@@ -28,7 +29,11 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 pub use answers::OwnAnswers;
-pub use handler::{CLIENT_NAME, CLIENT_VERSION, PROTOCOL_VERSION, SessionHandler, server_log_event};
+pub use catalog_changes::{CatalogChange, CatalogChanges};
+pub use handler::{
+    CLIENT_NAME, CLIENT_VERSION, CatalogCallback, PROTOCOL_VERSION, SessionHandler,
+    server_log_event,
+};
 pub use input_required::{
     MAX_INPUT_ROUNDS, get_prompt as get_prompt_in_rounds, next_round as next_input_round,
     read_resource as read_resource_in_rounds, too_many_rounds,

@@ -21,8 +21,8 @@ use crate::error::{CallError, ConnectError};
 use crate::secrets::{EnvSource, SecretResolver};
 use crate::security::pinning::Pin;
 use crate::session::{
-    InitFailure, Lifecycle, ListChanges, MODERN_REVISION, PROTOCOL_VERSION, Session,
-    SessionHandler, SessionSetup,
+    CatalogCallback, CatalogChange, InitFailure, Lifecycle, ListChanges, MODERN_REVISION,
+    PROTOCOL_VERSION, Session, SessionHandler, SessionSetup,
 };
 use crate::transport::http::{self, HttpSpec, InitialAnswer};
 use crate::transport::net::{self, Target};
@@ -98,10 +98,7 @@ pub(super) async fn connect(
             attempt.tools_changed.clone(),
             server.log.clone(),
         )
-        .on_resources_changed({
-            let cache = server.resource_cache.clone();
-            move || cache.clear()
-        })
+        .on_catalog_change(catalog_changed(server))
         .with_requests(
             server.options.client_requests.clone(),
             Duration::from_millis(config.tool_timeout_ms),
@@ -121,10 +118,7 @@ pub(super) async fn connect(
         session.peer().clone(),
         ListChanges {
             tools: attempt.tools_changed.clone(),
-            resources: Some(Arc::new({
-                let cache = server.resource_cache.clone();
-                move || cache.clear()
-            })),
+            catalog: Some(catalog_changed(server)),
         },
         server.log.clone(),
         listening.clone(),
@@ -172,6 +166,20 @@ pub(super) async fn connect(
             })
         }
     }
+}
+
+/// What a session does with the server's resource and prompt notifications: a changed
+/// resource list empties the resource context's cache; every change goes to the manager's
+/// followers (a gateway re-serving them).
+fn catalog_changed(server: &Server) -> CatalogCallback {
+    let cache = server.resource_cache.clone();
+    let followers = server.options.catalog_changes.clone();
+    Arc::new(move |change| {
+        if matches!(change, CatalogChange::Resources { .. }) {
+            cache.clear();
+        }
+        followers.report(|| change);
+    })
 }
 
 /// Opens a session the way the server's `protocol` says. `auto` over HTTP probes with

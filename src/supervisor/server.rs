@@ -227,6 +227,8 @@ pub struct RuntimeOptions {
     /// Given each stdio session's output as it opens (the addon's JS thread reads it while it
     /// waits for a lone call).
     pub output_watcher: crate::transport::stdio_lines::OutputWatcher,
+    /// Where the sessions report the servers' resource and prompt changes.
+    pub catalog_changes: crate::session::CatalogChanges,
 }
 
 impl Default for RuntimeOptions {
@@ -241,6 +243,7 @@ impl Default for RuntimeOptions {
             cache_dir: None,
             oauth: crate::oauth::OAuthHost::default(),
             output_watcher: Default::default(),
+            catalog_changes: Default::default(),
         }
     }
 }
