@@ -213,3 +213,98 @@ describe('manager.serve() catalog edges', () => {
     expect(() => manager.serve({ transport: 'http', names: 3 } as any)).toThrow("serve: options.names must be 'manager' or 'upstream', got 3")
   })
 })
+
+describe('manager.serve() resource subscriptions and list changes', () => {
+  // The catalog server with its change tools: catalog_touch says whether IT holds a subscription
+  // to the URI (so each step below checks the upstream's state, not only the gateway's answer).
+  const changing = { command: NODE, args: [CATALOG], env: { CATALOG_CHANGES: '1' } }
+  const touch = (uri: string) => ({ op: 'callTool', name: 'mcp_catalog_catalog_touch', args: { uri } })
+  const WATCHED = 'test://watched-resource'
+
+  it.each(TRANSPORTS)('over $name: subscribe, updates, unsubscribe and list changes reach the client', async (transport) => {
+    const file = config({ catalog: changing, everything })
+    const lines = await drive({
+      connect: await transport.connect(file),
+      steps: [
+        { op: 'subscribeResource', uri: WATCHED },
+        { op: 'subscribeResource', uri: WATCHED },
+        touch(WATCHED),
+        { op: 'notified', method: 'notifications/resources/updated', uri: WATCHED, since: 2 },
+        { op: 'unsubscribeResource', uri: WATCHED },
+        touch(WATCHED),
+        { op: 'unsubscribeResource', uri: WATCHED },
+        { op: 'subscribeResource', uri: 'nope://nothing' },
+        { op: 'subscribeResource', uri: 'demo://resource/static/document/architecture.md' },
+        { op: 'callTool', name: 'mcp_catalog_catalog_add', args: { kind: 'resource', name: 'fresh' } },
+        { op: 'notified', method: 'notifications/resources/list_changed', since: 9 },
+        { op: 'listResources' },
+        { op: 'callTool', name: 'mcp_catalog_catalog_add', args: { kind: 'prompt', name: 'fresh_prompt' } },
+        { op: 'notified', method: 'notifications/prompts/list_changed', since: 12 },
+        { op: 'listPrompts' },
+        { op: 'notices' },
+      ],
+    })
+    expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
+    const caps = (lines[0] as any).capabilities
+    expect(caps.resources).toEqual({ subscribe: true, listChanged: true })
+    expect(caps.prompts).toEqual({ listChanged: true })
+    ok(lines, 0)
+    ok(lines, 1)
+    // Subscribed upstream once, though the client subscribed twice; the update reaches it.
+    expect(ok(lines, 2).content[0].text).toContain(`updated: ${WATCHED}`)
+    expect(ok(lines, 3).notices).toEqual([{ duringStep: 2, params: { uri: WATCHED } }])
+    ok(lines, 4)
+    // One unsubscribe ends it upstream; a second is no error.
+    expect(ok(lines, 5).content[0].text).toContain(`not subscribed: ${WATCHED}`)
+    ok(lines, 6)
+    expect(step(lines, 7)).toMatchObject({ ok: false, error: { code: -32602 } })
+    expect(step(lines, 7).error!.message).toContain('Resource not found: nope://nothing')
+    // server-everything offers subscriptions too; its resources are routed to it.
+    ok(lines, 8)
+    expect(ok(lines, 10).notices.length).toBeGreaterThan(0)
+    expect(ok(lines, 11).resources.map((r: any) => r.uri)).toContain('test://added/fresh')
+    expect(ok(lines, 13).notices.length).toBeGreaterThan(0)
+    expect(ok(lines, 14).prompts.map((p: any) => p.name)).toContain('mcp_catalog_fresh_prompt')
+    // No update came for what was not subscribed, nor after the unsubscribe.
+    const updates = ok(lines, 15).notices.filter((n: any) => n.method === 'notifications/resources/updated' && n.params.uri === WATCHED)
+    expect(updates.map((n: any) => n.step)).toEqual([2])
+  }, 60_000)
+
+  it('a server that crashed and restarted is subscribed again', async () => {
+    const file = config({ catalog: changing })
+    const lines = await drive({
+      connect: { command: NODE, args: [GATEWAY, file, 'stdio'] },
+      steps: [
+        { op: 'subscribeResource', uri: WATCHED },
+        { op: 'callTool', name: 'mcp_catalog_catalog_crash' },
+        // Its tools go with the crash and come back with the restart.
+        { op: 'notified', method: 'notifications/tools/list_changed', since: 1, count: 2 },
+        touch(WATCHED),
+        { op: 'notified', method: 'notifications/resources/updated', uri: WATCHED, since: 3 },
+      ],
+    })
+    ok(lines, 0)
+    expect(ok(lines, 2).notices.length).toBeGreaterThanOrEqual(2)
+    expect(ok(lines, 3).content[0].text).toContain(`updated: ${WATCHED}`)
+    ok(lines, 4)
+  }, 60_000)
+
+  it("a session's subscriptions end upstream when it closes; another session's stay", async () => {
+    const file = config({ catalog: changing })
+    const url = await startHttp(file)
+    const first = await drive({
+      connect: { url },
+      steps: [{ op: 'subscribeResource', uri: WATCHED }, { op: 'subscribeResource', uri: 'test://static-text' }, touch(WATCHED), { op: 'endSession' }],
+    })
+    expect(ok(first, 2).content[0].text).toContain(`updated: ${WATCHED}`)
+    ok(first, 3)
+    // The first session has ended: its subscriptions go upstream as its handler is dropped
+    // (after the DELETE is answered, so this looks until they are gone).
+    const touched = async (uri: string) => ok(await drive({ connect: { url }, steps: [touch(uri)] }), 0).content[0].text
+    await expect.poll(() => touched(WATCHED), { timeout: 15_000, interval: 100 }).toContain(`not subscribed: ${WATCHED}`)
+    await expect.poll(() => touched('test://static-text'), { timeout: 15_000, interval: 100 }).toContain('not subscribed: test://static-text')
+    // Another session's subscription is made and kept.
+    const second = await drive({ connect: { url }, steps: [{ op: 'subscribeResource', uri: 'test://static-text' }, touch('test://static-text')] })
+    expect(ok(second, 1).content[0].text).toContain('updated: test://static-text')
+  }, 60_000)
+})

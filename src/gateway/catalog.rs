@@ -2,7 +2,8 @@
 //! view's), re-served whole. `resources/list` and `resources/templates/list` join every
 //! server's; `resources/read` goes to the server that listed the URI, else to the one whose
 //! template the URI matches, else (when only one server offers resources) to that one.
-//! `prompts/list` names prompts as the gateway names tools ([`super::names`]); `prompts/get`
+//! `resources/subscribe` holds a subscription on that same server (one upstream per server and
+//! URI however many subscribe downstream). `prompts/list` names prompts as the gateway names tools ([`super::names`]); `prompts/get`
 //! and `completion/complete` go to the prompt's (or the template's) server under its own
 //! name. Every string sent on (titles, descriptions, texts, messages, error messages) passes
 //! the manager's redactor; base64 payloads (`blob`, and `data` beside a `mimeType`) do not.
@@ -34,6 +35,9 @@ pub struct Catalog {
     view: Option<Arc<View>>,
     names: ServedNames,
     routes: Mutex<Routes>,
+    /// Each URI subscribed to through the gateway: the server of each subscription held
+    /// (one per downstream subscriber), so the last to leave ends it where it was made.
+    subscriptions: Mutex<HashMap<String, Vec<String>>>,
 }
 
 /// Where things were, as last listed.
@@ -54,6 +58,7 @@ impl Catalog {
             view,
             names,
             routes: Mutex::default(),
+            subscriptions: Mutex::default(),
         })
     }
 
@@ -66,8 +71,10 @@ impl Catalog {
         let offers = self.manager.upstream_offers(self.view.as_deref());
         Offers {
             resources: offers.resources,
+            subscribe: offers.subscribe,
             prompts: offers.prompts,
             completions: offers.completions,
+            list_changed: true,
         }
     }
 
@@ -150,6 +157,45 @@ impl Catalog {
             Ok(result) => masked(&redactor, result),
             Err(e) => Err(upstream_error(&redactor, &server, e, data)),
         }
+    }
+
+    /// `resources/subscribe` for one downstream subscriber: held on the server `uri` is read
+    /// from (an unknown URI is -32602, as for a read).
+    pub async fn subscribe(self: Arc<Self>, uri: String) -> Result<(), ErrorData> {
+        let redactor = self.manager.redactor();
+        let Some(server) = self.resource_server(&uri).await else {
+            return Err(ErrorData::invalid_params(
+                redactor
+                    .redact(&format!("Resource not found: {uri}"))
+                    .into_owned(),
+                Some(json!({ "uri": uri })),
+            ));
+        };
+        if let Err(e) = self.manager.subscribe_resource(&server, &uri).await {
+            return Err(upstream_error(&redactor, &server, e, None));
+        }
+        let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|p| p.into_inner());
+        subscriptions.entry(uri).or_default().push(server);
+        Ok(())
+    }
+
+    /// One downstream subscriber of `uri` leaves (see [`Manager::release_resource`]).
+    pub async fn unsubscribe(self: Arc<Self>, uri: String) -> Result<(), ErrorData> {
+        let server = {
+            let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(servers) = subscriptions.get_mut(&uri) else {
+                return Ok(());
+            };
+            let server = servers.pop();
+            if servers.is_empty() {
+                subscriptions.remove(&uri);
+            }
+            server
+        };
+        if let Some(server) = server {
+            self.manager.release_resource(&server, &uri).await;
+        }
+        Ok(())
     }
 
     /// Lists every server's prompts, under the names served, remembering where each is.

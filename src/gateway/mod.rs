@@ -4,8 +4,10 @@
 //! for an agent), `tools/call` runs them through `Manager::execute_call` (so hooks, policy,
 //! redaction, detection, wrapping and the `toolCall` event all apply), with the downstream
 //! client's cancellation and progress passed through, a change of the tool lists becomes
-//! `notifications/tools/list_changed` ([`follow_tool_changes`]), and the servers' log messages
-//! become the gateway's own, redacted, `logger` naming the server ([`relay_server_logs`]). The
+//! `notifications/tools/list_changed` ([`follow_tool_changes`]), the servers' resource and
+//! prompt list changes and resource updates are relayed ([`relay_catalog_changes`]), and the
+//! servers' log messages become the gateway's own, redacted, `logger` naming the server
+//! ([`relay_server_logs`]). The
 //! servers' resources, prompts and completions are re-served by [`catalog`]; tools and prompts
 //! are served under the manager's names or the servers' own ([`names`]).
 
@@ -28,7 +30,7 @@ use crate::manager::{AgentTool, CallRequest, Manager, ServerLog, View};
 use crate::server::catalog::{CatalogFuture, Offers};
 use crate::server::handler::Server;
 use crate::server::provider::{CallContext, CallFuture, JsonObject, LogLevel, ToolProvider};
-use crate::session::Progress;
+use crate::session::{CatalogChange, Progress};
 use crate::tool_result::ToolCallResult;
 use catalog::Catalog;
 use names::{ServedNames, served_names};
@@ -228,6 +230,14 @@ impl ToolProvider for ManagerTools {
     fn complete(&self, request: CompleteRequestParams) -> CatalogFuture<CompleteResult> {
         Box::pin(self.catalog.clone().complete(request))
     }
+
+    fn subscribe(&self, uri: String) -> CatalogFuture<()> {
+        Box::pin(self.catalog.clone().subscribe(uri))
+    }
+
+    fn unsubscribe(&self, uri: String) -> CatalogFuture<()> {
+        Box::pin(self.catalog.clone().unsubscribe(uri))
+    }
 }
 
 /// A manager result as an MCP result (what a gateway that wraps serves, and a failed call
@@ -249,25 +259,79 @@ fn call_result(result: ToolCallResult) -> CallToolResult {
 }
 
 /// Sends `notifications/tools/list_changed` to `server`'s clients whenever the tools the
-/// gateway offers change (a server's list, a reload, a policy or pinning decision), until the
-/// manager shuts down.
+/// gateway offers change (a server's list, a reload, a policy or pinning decision), and the
+/// resources and prompts list changes when the servers offering them change (one became ready
+/// or stopped being ready), until the manager shuts down. After each change the resource
+/// subscriptions held are made again on servers that restarted.
 pub async fn follow_tool_changes(server: Arc<Server<ManagerTools>>) {
     let tools = server.provider().clone();
     let manager = tools.manager.clone();
     let mut last: Option<Vec<Tool>> = None;
+    let mut last_offering: Option<(Vec<String>, Vec<String>)> = None;
     manager
         .each_tool_list_change(|| {
             let now = tools.refresh().tools.clone();
             let changed = last.as_ref().is_some_and(|before| *before != now);
             last = Some(now);
+            let view = tools.view.as_deref();
+            let offering = (
+                manager.upstream_resource_servers(view),
+                manager.upstream_prompt_servers(view),
+            );
+            let (resources, prompts) = match &last_offering {
+                Some((resources, prompts)) => (*resources != offering.0, *prompts != offering.1),
+                None => (false, false),
+            };
+            last_offering = Some(offering);
             let server = server.clone();
+            let manager = manager.clone();
             async move {
+                // First, so a client told of a server's return finds its subscriptions there.
+                manager.renew_resource_subscriptions().await;
                 if changed {
                     server.tools_changed(None).await;
+                }
+                if resources {
+                    server.resources_changed().await;
+                }
+                if prompts {
+                    server.prompts_changed().await;
                 }
             }
         })
         .await
+}
+
+/// Sends the servers' resource and prompt list changes and the updates of the resources
+/// subscribed to (of the servers the view shows) to `server`'s clients, until the manager
+/// shuts down.
+pub async fn relay_catalog_changes(server: Arc<Server<ManagerTools>>) {
+    let tools = server.provider().clone();
+    let mut changes = tools.manager.catalog_changes();
+    let ended = tools.manager.shutting_down();
+    loop {
+        let change = tokio::select! {
+            _ = ended.cancelled() => return,
+            change = changes.recv() => match change {
+                Ok(change) => change,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        let from = match &change {
+            CatalogChange::Resources { server }
+            | CatalogChange::Prompts { server }
+            | CatalogChange::Updated { server, .. } => server,
+        };
+        if tools.view.as_ref().is_some_and(|v| !v.shows(from)) {
+            continue;
+        }
+        match change {
+            CatalogChange::Resources { .. } => server.resources_changed().await,
+            CatalogChange::Prompts { .. } => server.prompts_changed().await,
+            CatalogChange::Updated { uri, .. } => server.resource_updated(&uri).await,
+        }
+    }
 }
 
 /// Sends the servers' log messages (those the view shows) to `server`'s sessions as the

@@ -1,7 +1,8 @@
 //! What a [`super::provider::ToolProvider`] may serve besides tools: resources, resource
-//! templates, prompts and completions. A provider says which it [`Offers`]; the handler
-//! declares those capabilities alone and answers every other of these methods -32601 (Method
-//! not found), as it does for a provider with tools only (the default: `McpServerHost`).
+//! templates, resource subscriptions, prompts and completions, and notices of their lists
+//! changing. A provider says which it [`Offers`]; the handler declares those capabilities
+//! alone and answers every other of these methods -32601 (Method not found), as it does for a
+//! provider with tools only (the default: `McpServerHost`).
 
 use futures::future::BoxFuture;
 use rmcp::ErrorData;
@@ -10,8 +11,13 @@ use rmcp::ErrorData;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Offers {
     pub resources: bool,
+    /// `resources/subscribe` and `resources/unsubscribe` (only with `resources`).
+    pub subscribe: bool,
     pub prompts: bool,
     pub completions: bool,
+    /// The provider tells the server when its resource and prompt lists change
+    /// (`listChanged` of those it offers).
+    pub list_changed: bool,
 }
 
 /// An answer of one of these methods: the result, or the JSON-RPC error to send.

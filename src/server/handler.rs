@@ -28,8 +28,9 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
     LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ReadResourceRequestMethod, ReadResourceRequestParams,
-    ReadResourceResponse, ResultType, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    Tool,
+    ReadResourceResponse, ResourceUpdatedNotificationParam, ResultType, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, Tool,
+    UnsubscribeRequestMethod, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -49,14 +50,82 @@ const NOTICE_FLUSH: Duration = Duration::from_secs(5);
 /// How long [`Server::close`] waits for the calls in flight to answer.
 const CLOSE_ANSWERS: Duration = Duration::from_secs(5);
 
+/// A session that finished its handshake.
+struct Session<P: ToolProvider + ?Sized> {
+    peer: Peer<RoleServer>,
+    level: Arc<AtomicU8>,
+    /// Its handler's (which releases them when the session ends and rmcp drops it).
+    subscribed: std::sync::Weak<Subscribed<P>>,
+}
+
+impl<P: ToolProvider + ?Sized> Clone for Session<P> {
+    fn clone(&self) -> Self {
+        Self {
+            peer: self.peer.clone(),
+            level: self.level.clone(),
+            subscribed: self.subscribed.clone(),
+        }
+    }
+}
+
+/// The resources one session (or one listen stream) is subscribed to; each is given back to
+/// the provider when the session ends (when this is dropped) or the server closes.
+struct Subscribed<P: ToolProvider + ?Sized> {
+    provider: Arc<P>,
+    uris: Mutex<std::collections::BTreeSet<String>>,
+}
+
+impl<P: ToolProvider + ?Sized> Subscribed<P> {
+    fn new(provider: Arc<P>) -> Arc<Self> {
+        Arc::new(Self {
+            provider,
+            uris: Mutex::default(),
+        })
+    }
+
+    fn uris(&self) -> std::sync::MutexGuard<'_, std::collections::BTreeSet<String>> {
+        self.uris.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn has(&self, uri: &str) -> bool {
+        self.uris().contains(uri)
+    }
+
+    /// Unsubscribes from everything (in the background: this runs where nothing may wait).
+    fn release_all(&self) {
+        let uris = std::mem::take(&mut *self.uris());
+        if uris.is_empty() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let released: Vec<_> = uris
+            .into_iter()
+            .map(|uri| self.provider.unsubscribe(uri))
+            .collect();
+        runtime.spawn(async move {
+            for release in released {
+                let _ = release.await;
+            }
+        });
+    }
+}
+
+impl<P: ToolProvider + ?Sized> Drop for Subscribed<P> {
+    fn drop(&mut self) {
+        self.release_all();
+    }
+}
+
 /// What every session of one server shares.
 pub struct Server<P: ToolProvider + ?Sized> {
     provider: Arc<P>,
     options: ServerOptions,
     schemas: InputSchemas,
-    /// The sessions that finished their handshake (with each one's log level), told when the
-    /// tools change and sent [`Server::log`]'s messages.
-    peers: Mutex<Vec<(Peer<RoleServer>, Arc<AtomicU8>)>>,
+    /// The sessions that finished their handshake (with each one's log level and resource
+    /// subscriptions), told when the tools change and sent [`Server::log`]'s messages.
+    peers: Mutex<Vec<Session<P>>>,
     /// The open `subscriptions/listen` streams (2026-07-28), told when the tools change.
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
     next_listener: std::sync::atomic::AtomicU64,
@@ -89,6 +158,11 @@ impl<P: ToolProvider + ?Sized> Server<P> {
     pub async fn close(&self, reason: &str) {
         let _ = self.closing_reason.set(reason.to_owned());
         self.closing.cancel();
+        for session in self.peers.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+            if let Some(subscribed) = session.subscribed.upgrade() {
+                subscribed.release_all();
+            }
+        }
         let mut calls = self.calls.subscribe();
         let _ = tokio::time::timeout(CLOSE_ANSWERS, calls.wait_for(|n| *n == 0)).await;
     }
@@ -109,6 +183,7 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         Handler {
             server: self.clone(),
             level: Arc::new(AtomicU8::new(LogLevel::Debug as u8)),
+            subscribed: Subscribed::new(self.provider.clone()),
         }
     }
 
@@ -121,7 +196,8 @@ impl<P: ToolProvider + ?Sized> Server<P> {
     }
 
     /// What `initialize` answers: the tools capability (with `listChanged`), logging, and
-    /// resources, prompts and completions when the provider offers them.
+    /// resources (with `subscribe`, `listChanged`), prompts (with `listChanged`) and
+    /// completions as the provider offers them.
     pub fn info(&self) -> ServerConfig {
         let mut capabilities = json!({ "tools": { "listChanged": true }, "logging": {} });
         let offers = self.provider.offers();
@@ -132,6 +208,16 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         ] {
             if offered {
                 capabilities[name] = json!({});
+            }
+        }
+        if offers.resources && offers.subscribe {
+            capabilities["resources"]["subscribe"] = json!(true);
+        }
+        if offers.list_changed {
+            for name in ["resources", "prompts"] {
+                if let Some(capability) = capabilities.get_mut(name) {
+                    capability["listChanged"] = json!(true);
+                }
             }
         }
         let capabilities: ServerCapabilities =
@@ -152,24 +238,66 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         if let Some(name) = name {
             self.schemas.forget(name);
         }
-        for (peer, _) in self.live_peers() {
-            let _ = peer.notify_tool_list_changed().await;
+        for session in self.live_peers() {
+            let _ = session.peer.notify_tool_list_changed().await;
         }
-        let listeners: Vec<SubscriptionSink> = {
-            let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
-            listeners.iter().map(|(_, l)| l.clone()).collect()
-        };
-        for listener in listeners {
-            // (A stream that did not ask for tool changes refuses it: nothing is sent.)
+        // (A stream that did not ask for tool changes refuses it: nothing is sent.)
+        for listener in self.listeners() {
             let _ = listener.notify_tool_list_changed().await;
         }
+    }
+
+    /// Sends `notifications/resources/list_changed` to every live session and every listen
+    /// stream that asked for it.
+    pub async fn resources_changed(&self) {
+        for session in self.live_peers() {
+            let _ = session.peer.notify_resource_list_changed().await;
+        }
+        for listener in self.listeners() {
+            let _ = listener.notify_resource_list_changed().await;
+        }
+    }
+
+    /// Sends `notifications/prompts/list_changed`, as [`Self::resources_changed`].
+    pub async fn prompts_changed(&self) {
+        for session in self.live_peers() {
+            let _ = session.peer.notify_prompt_list_changed().await;
+        }
+        for listener in self.listeners() {
+            let _ = listener.notify_prompt_list_changed().await;
+        }
+    }
+
+    /// Sends `notifications/resources/updated` of `uri` to the sessions and listen streams
+    /// subscribed to it.
+    pub async fn resource_updated(&self, uri: &str) {
+        for session in self.live_peers() {
+            if (session.subscribed.upgrade()).is_some_and(|s| s.has(uri)) {
+                let update = ResourceUpdatedNotificationParam::new(uri.to_owned());
+                let _ = session.peer.notify_resource_updated(update).await;
+            }
+        }
+        // (A stream not subscribed to `uri` refuses it.)
+        for listener in self.listeners() {
+            let _ = listener.notify_resource_updated(uri.to_owned()).await;
+        }
+    }
+
+    fn listeners(&self) -> Vec<SubscriptionSink> {
+        let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+        listeners.iter().map(|(_, l)| l.clone()).collect()
     }
 
     /// A log message of the server's own (not of a call: a gateway relays its upstream
     /// servers' logs this way) to every session whose `logging/setLevel` lets `level` through.
     /// Sessions of 2026-07-28 clients (no `initialize`) get none: they ask for logs per request.
     pub async fn log(&self, level: LogLevel, logger: Option<String>, data: Value) {
-        for (peer, threshold) in self.live_peers() {
+        for Session {
+            peer,
+            level: threshold,
+            ..
+        } in self.live_peers()
+        {
             if (level as u8) < threshold.load(Ordering::Relaxed) {
                 continue;
             }
@@ -187,16 +315,17 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         self.live_peers().len()
     }
 
-    fn live_peers(&self) -> Vec<(Peer<RoleServer>, Arc<AtomicU8>)> {
+    /// The sessions still open (those closed are forgotten).
+    fn live_peers(&self) -> Vec<Session<P>> {
         let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|(p, _)| !p.is_transport_closed());
+        peers.retain(|s| !s.peer.is_transport_closed());
         peers.clone()
     }
 
-    fn add_peer(&self, peer: Peer<RoleServer>, level: Arc<AtomicU8>) {
+    fn add_peer(&self, session: Session<P>) {
         let mut peers = self.peers.lock().unwrap_or_else(|p| p.into_inner());
-        peers.retain(|(p, _)| !p.is_transport_closed());
-        peers.push((peer, level));
+        peers.retain(|s| !s.peer.is_transport_closed());
+        peers.push(session);
     }
 
     /// One `tools/call`: `Err` only for an unknown tool (a protocol error, -32602); every other
@@ -308,6 +437,8 @@ pub struct Handler<P: ToolProvider + ?Sized> {
     server: Arc<Server<P>>,
     /// The least severe level `notifications/message` sends (`logging/setLevel`; all at first).
     level: Arc<AtomicU8>,
+    /// The resources this session subscribed to.
+    subscribed: Arc<Subscribed<P>>,
 }
 
 impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
@@ -477,22 +608,93 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.server.add_peer(context.peer, self.level.clone());
+        self.server.add_peer(Session {
+            peer: context.peer,
+            level: self.level.clone(),
+            subscribed: Arc::downgrade(&self.subscribed),
+        });
     }
 
-    /// 2026-07-28 `subscriptions/listen`: tool list changes are what this server notifies of
-    /// (rmcp narrows the filter to what the client asked for and acknowledges it).
+    /// `resources/subscribe`: once per session and URI (again: nothing more), while the
+    /// provider offers subscriptions.
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let provider = &self.server.provider;
+        let offers = provider.offers();
+        if self.subscribed.has(&request.uri) {
+            return Ok(());
+        }
+        let uri = request.uri;
+        served::<SubscribeRequestMethod, _>(
+            offers.resources && offers.subscribe,
+            &context.ct,
+            || provider.subscribe(uri.clone()),
+        )
+        .await?;
+        if !self.subscribed.uris().insert(uri.clone()) {
+            // The same URI twice at once in one session: one subscription is enough.
+            let _ = provider.unsubscribe(uri).await;
+        }
+        Ok(())
+    }
+
+    /// `resources/unsubscribe`: ends this session's subscription; a URI it is not subscribed
+    /// to is no error (while the provider offers subscriptions).
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let provider = &self.server.provider;
+        if self.subscribed.uris().remove(&request.uri) {
+            return provider.unsubscribe(request.uri).await;
+        }
+        let offers = provider.offers();
+        if offers.resources && offers.subscribe {
+            Ok(())
+        } else {
+            Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>())
+        }
+    }
+
+    /// 2026-07-28 `subscriptions/listen`: tool list changes, the resource and prompt list
+    /// changes and resource updates the provider offers (rmcp narrows the filter to what the
+    /// client asked for and acknowledges it).
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        let offers = self.server.provider.offers();
+        let mut filter = SubscriptionFilter::builder().tools_list_changed();
+        if offers.list_changed && offers.resources {
+            filter = filter.resources_list_changed();
+        }
+        if offers.list_changed && offers.prompts {
+            filter = filter.prompts_list_changed();
+        }
+        if offers.resources
+            && offers.subscribe
+            && let Some(uris) = &requested.resource_subscriptions
+        {
+            filter = filter.resource_subscriptions(uris.iter().cloned());
+        }
+        Some(filter.build())
     }
 
-    /// Holds the stream open, told of tool changes, until the client ends it or the server
-    /// closes (then it ends with the final result).
+    /// Holds the stream open, told of tool changes (and of what else it accepted), until the
+    /// client ends it or the server closes (then it ends with the final result). The resources
+    /// it subscribes to are subscribed while it is open.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let server = &self.server;
+        let subscribed = Subscribed::new(server.provider.clone());
+        for uri in (context.sink().accepted().resource_subscriptions.iter()).flatten() {
+            if server.provider.subscribe(uri.clone()).await.is_ok() {
+                subscribed.uris().insert(uri.clone());
+            }
+        }
         let id = server.next_listener.fetch_add(1, Ordering::Relaxed);
         let forget = |listeners: &Mutex<Vec<(u64, SubscriptionSink)>>| {
             let mut listeners = listeners.lock().unwrap_or_else(|p| p.into_inner());

@@ -13,7 +13,8 @@ use rmcp::model::{
     CallToolResult, CompleteRequestMethod, CompleteRequestParams, CompleteResult, ContentBlock,
     GetPromptRequestMethod, GetPromptResult, ListPromptsRequestMethod,
     ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, Prompt,
-    ReadResourceRequestMethod, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    ReadResourceRequestMethod, ReadResourceResult, Resource, ResourceTemplate,
+    SubscribeRequestMethod, Tool, UnsubscribeRequestMethod,
 };
 use serde_json::Value;
 
@@ -81,6 +82,18 @@ pub trait ToolProvider: Send + Sync + 'static {
 
     fn complete(&self, _request: CompleteRequestParams) -> CatalogFuture<CompleteResult> {
         not_served::<CompleteRequestMethod, _>()
+    }
+
+    /// One more subscriber of `uri`'s updates (the handler calls it once per session and URI,
+    /// and [`Self::unsubscribe`] once for each that succeeded, however the session ends). The
+    /// provider then calls [`super::handler::Server::resource_updated`] when `uri` changes.
+    fn subscribe(&self, _uri: String) -> CatalogFuture<()> {
+        not_served::<SubscribeRequestMethod, _>()
+    }
+
+    /// One subscriber of `uri` fewer.
+    fn unsubscribe(&self, _uri: String) -> CatalogFuture<()> {
+        not_served::<UnsubscribeRequestMethod, _>()
     }
 }
 

@@ -13,6 +13,7 @@ use tokio::io::{
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::catalog::{CatalogFuture, Offers};
 use super::handler::{Server, ServerOptions};
 use super::limits::ResponseLimits;
 use super::provider::{CallContext, CallFuture, JsonObject, LogLevel, ToolProvider};
@@ -674,6 +675,64 @@ async fn server_logs_follow_each_sessions_level() {
     assert_eq!(note["params"]["data"], json!({ "kept": 1 }));
 }
 
+/// A 2026-07-28 `subscriptions/listen` stream opened on `url` (request id 5, asking for
+/// `notifications`): its SSE frames' `data:` lines as JSON, in order.
+struct ListenStream {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl ListenStream {
+    async fn open(url: &str, notifications: Value) -> Self {
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
+        });
+        let listen = json!({ "jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
+            "params": { "_meta": meta, "notifications": notifications } });
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .json(&listen)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        Self {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.find('\n') {
+                let line: String = self.buffer.drain(..=end).collect();
+                if let Some(data) = line.trim().strip_prefix("data:")
+                    && let Ok(value) = serde_json::from_str(data.trim())
+                {
+                    return Some(value);
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(10), self.response.chunk())
+                .await
+                .expect("a frame within 10 s")
+                .unwrap()?;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+}
+
+async fn stateless_http<P: ToolProvider>(server: &Arc<Server<P>>) -> super::http::HttpServer {
+    let mut options = super::http::HttpOptions::default();
+    options.stateless = true;
+    super::http::serve(server.clone(), options).await.unwrap()
+}
+
 /// At 2026-07-28 a client hears of tool changes on a `subscriptions/listen` stream: the
 /// acknowledgment first, then `notifications/tools/list_changed` tagged with the stream's id,
 /// and the stream ends with a result when the server closes (D3 in docs/conformance.md: the
@@ -682,48 +741,13 @@ async fn server_logs_follow_each_sessions_level() {
 async fn a_listen_stream_hears_of_tool_changes() {
     let (mock, _abandoned) = Mock::new();
     let server = Server::new(mock, ServerOptions::new("mock", "1"));
-    let mut options = super::http::HttpOptions::default();
-    options.stateless = true;
-    let http = super::http::serve(server.clone(), options).await.unwrap();
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": { "name": "test", "version": "0" },
-    });
-    let listen = json!({ "jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen", "params": {
-        "_meta": meta, "notifications": { "toolsListChanged": true, "promptsListChanged": true },
-    }});
-    let mut response = reqwest::Client::new()
-        .post(&http.url)
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .json(&listen)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    // The SSE stream's `data:` lines, as JSON, in order.
-    let mut buffer = String::new();
-    let mut next = async || -> Option<Value> {
-        loop {
-            if let Some(end) = buffer.find('\n') {
-                let line: String = buffer.drain(..=end).collect();
-                if let Some(data) = line.trim().strip_prefix("data:") {
-                    if let Ok(value) = serde_json::from_str(data.trim()) {
-                        return Some(value);
-                    }
-                }
-                continue;
-            }
-            let chunk = tokio::time::timeout(Duration::from_secs(10), response.chunk())
-                .await
-                .expect("a frame within 10 s")
-                .unwrap()?;
-            buffer.push_str(&String::from_utf8_lossy(&chunk));
-        }
-    };
-    let ack = next().await.unwrap();
+    let http = stateless_http(&server).await;
+    let mut stream = ListenStream::open(
+        &http.url,
+        json!({ "toolsListChanged": true, "promptsListChanged": true }),
+    )
+    .await;
+    let ack = stream.next().await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     // Only what the server offers is accepted: tool changes, not prompt changes.
     assert_eq!(
@@ -731,16 +755,88 @@ async fn a_listen_stream_hears_of_tool_changes() {
         json!({ "toolsListChanged": true })
     );
     server.tools_changed(None).await;
-    let changed = next().await.unwrap();
+    let changed = stream.next().await.unwrap();
     assert_eq!(changed["method"], "notifications/tools/list_changed");
     assert_eq!(
         changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         json!(5)
     );
     server.close("closing").await;
-    let last = next().await.unwrap();
+    let last = stream.next().await.unwrap();
     assert_eq!(last["id"], json!(5), "{last}");
     assert!(last.get("result").is_some(), "{last}");
+    tokio::time::timeout(Duration::from_secs(10), http.close())
+        .await
+        .unwrap();
+}
+
+/// A provider that offers resource subscriptions and list changes, and tells the test each
+/// subscribe and unsubscribe.
+struct Subscribable {
+    told: mpsc::UnboundedSender<String>,
+}
+
+impl ToolProvider for Subscribable {
+    fn tools(&self) -> Vec<Tool> {
+        Vec::new()
+    }
+
+    fn call(&self, _name: &str, _args: JsonObject, _ctx: CallContext) -> CallFuture {
+        Box::pin(async { Err("no tools".to_owned()) })
+    }
+
+    fn offers(&self) -> Offers {
+        Offers {
+            resources: true,
+            subscribe: true,
+            list_changed: true,
+            ..Offers::default()
+        }
+    }
+
+    fn subscribe(&self, uri: String) -> CatalogFuture<()> {
+        let _ = self.told.send(format!("subscribe {uri}"));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn unsubscribe(&self, uri: String) -> CatalogFuture<()> {
+        let _ = self.told.send(format!("unsubscribe {uri}"));
+        Box::pin(async { Ok(()) })
+    }
+}
+
+/// At 2026-07-28 a listen stream subscribes to resources itself: the provider is asked for
+/// each URI while the stream is open and told when it ends; only the URIs it asked for are
+/// sent to it, with resource list changes.
+#[tokio::test]
+async fn a_listen_stream_subscribes_to_resources_while_open() {
+    let (told, mut heard) = mpsc::unbounded_channel();
+    let server = Server::new(
+        Arc::new(Subscribable { told }),
+        ServerOptions::new("s", "1"),
+    );
+    let http = stateless_http(&server).await;
+    let mut stream = ListenStream::open(
+        &http.url,
+        json!({ "resourcesListChanged": true, "resourceSubscriptions": ["test://a"] }),
+    )
+    .await;
+    let ack = stream.next().await.unwrap();
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({ "resourcesListChanged": true, "resourceSubscriptions": ["test://a"] })
+    );
+    assert_eq!(heard.recv().await.unwrap(), "subscribe test://a");
+    server.resource_updated("test://b").await;
+    server.resource_updated("test://a").await;
+    server.resources_changed().await;
+    let updated = stream.next().await.unwrap();
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "test://a", "{updated}");
+    let changed = stream.next().await.unwrap();
+    assert_eq!(changed["method"], "notifications/resources/list_changed");
+    server.close("closing").await;
+    assert_eq!(heard.recv().await.unwrap(), "unsubscribe test://a");
     tokio::time::timeout(Duration::from_secs(10), http.close())
         .await
         .unwrap();
