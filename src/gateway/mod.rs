@@ -309,15 +309,7 @@ pub async fn relay_catalog_changes(server: Arc<Server<ManagerTools>>) {
     let tools = server.provider().clone();
     let mut changes = tools.manager.catalog_changes();
     let ended = tools.manager.shutting_down();
-    loop {
-        let change = tokio::select! {
-            _ = ended.cancelled() => return,
-            change = changes.recv() => match change {
-                Ok(change) => change,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            },
-        };
+    while let Some(change) = next_until(&mut changes, &ended).await {
         let from = match &change {
             CatalogChange::Resources { server }
             | CatalogChange::Prompts { server }
@@ -342,20 +334,31 @@ pub async fn relay_server_logs(server: Arc<Server<ManagerTools>>) {
     let tools = server.provider().clone();
     let mut logs = tools.manager.server_logs();
     let ended = tools.manager.shutting_down();
-    loop {
-        let log = tokio::select! {
-            _ = ended.cancelled() => return,
-            log = logs.recv() => match log {
-                Ok(log) => log,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-            },
-        };
+    while let Some(log) = next_until(&mut logs, &ended).await {
         if tools.view.as_ref().is_some_and(|v| !v.shows(&log.server)) {
             continue;
         }
         let (level, logger) = relayed(&log);
         server.log(level, Some(logger), log.data).await;
+    }
+}
+
+/// The next message of `messages` (a follower that fell behind goes on from the oldest it still
+/// has), or `None` once `ended` fires or the channel closes.
+async fn next_until<T: Clone>(
+    messages: &mut tokio::sync::broadcast::Receiver<T>,
+    ended: &tokio_util::sync::CancellationToken,
+) -> Option<T> {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        tokio::select! {
+            _ = ended.cancelled() => return None,
+            message = messages.recv() => match message {
+                Ok(message) => return Some(message),
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return None,
+            },
+        }
     }
 }
 
