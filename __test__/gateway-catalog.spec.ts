@@ -293,6 +293,38 @@ describe('manager.serve() resource subscriptions and list changes', () => {
     ok(lines, 4)
   }, 60_000)
 
+  it('a 2026-07-28 server is subscribed to through subscriptions/listen', async () => {
+    // The TypeScript SDK v2 server, modern only: it has no resources/subscribe, and sends a
+    // resource's updates only on a listen stream that asked for its URI.
+    const v2 = { command: NODE, args: [path.join(ROOT, '__test__', 'fixtures', 'v2-server.mjs'), 'stdio-modern'] }
+    const file = config({ v2 })
+    const uri = 'test://v2-watched'
+    const lines = await drive({
+      connect: { command: NODE, args: [GATEWAY, file, 'stdio'] },
+      steps: [
+        { op: 'subscribeResource', uri },
+        { op: 'callTool', name: 'mcp_v2_touch', args: { uri } },
+        { op: 'notified', method: 'notifications/resources/updated', uri, since: 1 },
+        { op: 'unsubscribeResource', uri },
+        { op: 'callTool', name: 'mcp_v2_touch', args: { uri } },
+        // A fence: the tool list change travels the longer way (the server's listen stream,
+        // a new listing, the gateway), so an update the touch above caused would be here first.
+        { op: 'callTool', name: 'mcp_v2_grow' },
+        { op: 'toolsChanged', since: 5 },
+        { op: 'notices' },
+      ],
+    })
+    expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
+    expect((lines[0] as any).capabilities.resources).toEqual({ subscribe: true, listChanged: true })
+    ok(lines, 0)
+    expect(ok(lines, 1).content[0].text).toContain(`touched ${uri}`)
+    expect(ok(lines, 2).notices).toHaveLength(1)
+    ok(lines, 3)
+    ok(lines, 6)
+    const updates = ok(lines, 7).notices.filter((n: any) => n.method === 'notifications/resources/updated')
+    expect(updates).toHaveLength(1)
+  }, 60_000)
+
   it("a session's subscriptions end upstream when it closes; another session's stay", async () => {
     const file = config({ catalog: changing })
     const url = await startHttp(file)
