@@ -177,12 +177,15 @@ describe('manager.serve() catalog edges', () => {
     const file = config({ fault: faultServer() })
     const lines = await drive({
       connect: { command: NODE, args: [GATEWAY, file, 'stdio'] },
-      steps: [{ op: 'listResources' }, { op: 'listPrompts' }, { op: 'readResource', uri: 'x://y' }, { op: 'listTools' }],
+      steps: [
+        { op: 'listResources' }, { op: 'listPrompts' }, { op: 'readResource', uri: 'x://y' }, { op: 'listTools' },
+        { op: 'subscribeResource', uri: 'x://y' }, { op: 'unsubscribeResource', uri: 'x://y' },
+      ],
     })
     expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
     const caps = (lines[0] as any).capabilities
     expect(Object.keys(caps).sort()).toEqual(['logging', 'tools'])
-    for (const i of [0, 1, 2]) expect(step(lines, i)).toMatchObject({ ok: false, error: { code: -32601 } })
+    for (const i of [0, 1, 2, 4, 5]) expect(step(lines, i)).toMatchObject({ ok: false, error: { code: -32601 } })
     expect(ok(lines, 3).tools.length).toBeGreaterThan(0)
   }, 30_000)
 
@@ -272,6 +275,23 @@ describe('manager.serve() resource subscriptions and list changes', () => {
     // No update came for what was not subscribed, nor after the unsubscribe.
     const updates = ok(lines, 15).notices.filter((n: any) => n.method === 'notifications/resources/updated' && n.params.uri === WATCHED)
     expect(updates.map((n: any) => n.step)).toEqual([update.duringStep])
+  }, 60_000)
+
+  it("a resource of a server without subscriptions: an error naming it; another server's still subscribes", async () => {
+    const plain = { command: NODE, args: [CATALOG], env: { CATALOG_NO_SUBSCRIBE: '1' } }
+    const file = config({ catalog: plain, everything })
+    const lines = await drive({
+      connect: { command: NODE, args: [GATEWAY, file, 'stdio'] },
+      steps: [
+        { op: 'subscribeResource', uri: 'test://static-text' },
+        { op: 'subscribeResource', uri: 'demo://resource/static/document/architecture.md' },
+      ],
+    })
+    expect((lines[0] as any).capabilities.resources).toEqual({ subscribe: true, listChanged: true })
+    const refused = step(lines, 0)
+    expect(refused.ok).toBe(false)
+    expect(refused.error!.message).toContain("MCP server 'catalog' does not offer resource subscriptions")
+    ok(lines, 1)
   }, 60_000)
 
   it('a server that crashed and restarted is subscribed again', async () => {
