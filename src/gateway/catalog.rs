@@ -3,11 +3,12 @@
 //! server's; `resources/read` goes to the server that listed the URI, else to the one whose
 //! template the URI matches, else (when only one server offers resources) to that one.
 //! `resources/subscribe` holds a subscription on that same server (one upstream per server and
-//! URI however many subscribe downstream). `prompts/list` names prompts as the gateway names tools ([`super::names`]); `prompts/get`
-//! and `completion/complete` go to the prompt's (or the template's) server under its own
-//! name. Every string sent on (titles, descriptions, texts, messages, error messages) passes
-//! the manager's redactor; base64 payloads (`blob`, and `data` beside a `mimeType`) do not.
-//! Upstream errors keep their JSON-RPC code, with the server named in the message.
+//! URI however many subscribe downstream). `prompts/list` names prompts as the gateway names
+//! tools ([`super::names`]); `prompts/get` and `completion/complete` go to the prompt's (or
+//! the template's) server under its own name. Every string sent on (titles, descriptions,
+//! texts, messages, error messages) passes the manager's redactor; base64 payloads (`blob`, and
+//! `data` beside a `mimeType`) do not. Upstream errors keep their JSON-RPC code, with the
+//! server named in the message.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -7,9 +7,9 @@
 //! `notifications/tools/list_changed` ([`follow_tool_changes`]), the servers' resource and
 //! prompt list changes and resource updates are relayed ([`relay_catalog_changes`]), and the
 //! servers' log messages become the gateway's own, redacted, `logger` naming the server
-//! ([`relay_server_logs`]). The
-//! servers' resources, prompts and completions are re-served by [`catalog`]; tools and prompts
-//! are served under the manager's names or the servers' own ([`names`]).
+//! ([`relay_server_logs`]); [`follow`] starts all three. The servers' resources, prompts and
+//! completions are re-served by [`catalog`]; tools and prompts are served under the manager's
+//! names or the servers' own ([`names`]).
 
 pub mod catalog;
 pub mod names;
@@ -258,6 +258,14 @@ fn call_result(result: ToolCallResult) -> CallToolResult {
     out
 }
 
+/// Keeps `server`'s clients told, until the manager shuts down: [`follow_tool_changes`],
+/// [`relay_catalog_changes`] and [`relay_server_logs`], each a task of its own.
+pub fn follow(server: &Arc<Server<ManagerTools>>) {
+    tokio::spawn(follow_tool_changes(server.clone()));
+    tokio::spawn(relay_catalog_changes(server.clone()));
+    tokio::spawn(relay_server_logs(server.clone()));
+}
+
 /// Sends `notifications/tools/list_changed` to `server`'s clients whenever the tools the
 /// gateway offers change (a server's list, a reload, a policy or pinning decision), and the
 /// resources and prompts list changes when the servers offering them change (one became ready
@@ -266,23 +274,21 @@ fn call_result(result: ToolCallResult) -> CallToolResult {
 pub async fn follow_tool_changes(server: Arc<Server<ManagerTools>>) {
     let tools = server.provider().clone();
     let manager = tools.manager.clone();
-    let mut last: Option<Vec<Tool>> = None;
-    let mut last_offering: Option<(Vec<String>, Vec<String>)> = None;
+    // What was offered at the last look (nothing to compare with at the first).
+    let mut last: Option<(Vec<Tool>, Vec<String>, Vec<String>)> = None;
     manager
         .each_tool_list_change(|| {
-            let now = tools.refresh().tools.clone();
-            let changed = last.as_ref().is_some_and(|before| *before != now);
-            last = Some(now);
             let view = tools.view.as_deref();
-            let offering = (
+            let now = (
+                tools.refresh().tools.clone(),
                 manager.upstream_resource_servers(view),
                 manager.upstream_prompt_servers(view),
             );
-            let (resources, prompts) = match &last_offering {
-                Some((resources, prompts)) => (*resources != offering.0, *prompts != offering.1),
-                None => (false, false),
+            let (changed, resources, prompts) = match &last {
+                Some(before) => (before.0 != now.0, before.1 != now.1, before.2 != now.2),
+                None => (false, false, false),
             };
-            last_offering = Some(offering);
+            last = Some(now);
             let server = server.clone();
             let manager = manager.clone();
             async move {

@@ -410,3 +410,10 @@ pub(super) fn declares_prompts(peer: &Peer<RoleClient>) -> bool {
     peer.peer_info()
         .is_some_and(|info| info.capabilities.prompts.is_some())
 }
+
+/// The server offers subscriptions to its resources.
+pub(super) fn declares_subscribe(peer: &Peer<RoleClient>) -> bool {
+    peer.peer_info().is_some_and(|info| {
+        (info.capabilities.resources.as_ref()).is_some_and(|r| r.subscribe == Some(true))
+    })
+}

@@ -843,10 +843,7 @@ impl Manager {
     async fn server_resources(&self, server: &Server) -> Result<String, CallError> {
         let peer = server.ready_peer()?;
         let timeout = std::time::Duration::from_millis(server.config.timeout_ms);
-        let resources = tokio::time::timeout(timeout, peer.list_all_resources())
-            .await
-            .map_err(|_| CallError::Timeout(timeout))?
-            .map_err(CallError::from_service)?;
+        let resources = upstream::answer_within(timeout, peer.list_all_resources()).await?;
         let filter = &server.config.resource_filter;
         let name = server.name();
         let mut sections = Vec::new();
@@ -854,13 +851,11 @@ impl Manager {
             .iter()
             .filter(|r| filter.is_empty() || filter.contains(&r.uri))
         {
-            let read = tokio::time::timeout(
+            let read = upstream::answer_within(
                 timeout,
                 peer.read_resource(ReadResourceRequestParams::new(resource.uri.clone())),
             )
-            .await
-            .map_err(|_| CallError::Timeout(timeout))
-            .and_then(|r| r.map_err(CallError::from_service));
+            .await;
             match read {
                 Ok(result) => {
                     let text = catalog::resource_text(&result.contents);

@@ -10,6 +10,7 @@
 #![allow(deprecated)] // resources/subscribe is legacy-only in rmcp; older servers use it
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::time::Instant;
 
 use rmcp::model::{
@@ -19,6 +20,8 @@ use tokio::sync::broadcast;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::Manager;
+use super::catalog::declares_subscribe;
+use super::upstream::answer_within;
 use crate::error::CallError;
 use crate::session::{CatalogChange, CatalogChanges};
 use crate::status::Status;
@@ -34,7 +37,7 @@ struct Subscription {
     /// The session it was made on (when that session became ready).
     made_on: Option<Instant>,
     /// A 2026-07-28 subscription's stream, ended when dropped.
-    _stream: Option<DropGuard>,
+    stream: Option<DropGuard>,
 }
 
 impl Manager {
@@ -58,7 +61,7 @@ impl Manager {
         let mut subscription = Subscription {
             count: 1,
             made_on: None,
-            _stream: None,
+            stream: None,
         };
         self.subscribe_upstream(&server, uri, &mut subscription)
             .await?;
@@ -71,18 +74,13 @@ impl Manager {
     pub async fn release_resource(&self, server: &str, uri: &str) {
         let key = (server.to_owned(), uri.to_owned());
         let mut held = self.subscriptions.0.lock().await;
-        let Some(subscription) = held.get_mut(&key) else {
+        let Entry::Occupied(mut entry) = held.entry(key) else {
             return;
         };
-        subscription.count -= 1;
-        if subscription.count > 0 {
+        entry.get_mut().count -= 1;
+        if entry.get().count > 0 || entry.remove().stream.is_some() {
+            // Still shared, or a 2026-07-28 stream (ended as its guard drops).
             return;
-        }
-        let Some(subscription) = held.remove(&key) else {
-            return;
-        };
-        if subscription._stream.is_some() {
-            return; // dropping the guard ends the stream
         }
         let Ok(server) = self.server_named(server) else {
             return;
@@ -90,13 +88,11 @@ impl Manager {
         let Ok(peer) = server.ready_peer() else {
             return; // its session is gone, and the subscription with it
         };
-        let timeout = server.request_timeout();
-        let ended = tokio::time::timeout(
-            timeout,
-            peer.unsubscribe(UnsubscribeRequestParams::new(uri.to_owned())),
-        )
-        .await;
-        if !matches!(ended, Ok(Ok(()))) {
+        let unsubscribe = peer.unsubscribe(UnsubscribeRequestParams::new(uri.to_owned()));
+        if answer_within(server.request_timeout(), unsubscribe)
+            .await
+            .is_err()
+        {
             self.log.debug(&format!(
                 "MCP server '{}': resources/unsubscribe of a resource failed",
                 server.name()
@@ -133,39 +129,25 @@ impl Manager {
         uri: &str,
         subscription: &mut Subscription,
     ) -> Result<(), CallError> {
-        let peer = server.awake_peer(&CancellationToken::new()).await?;
+        let peer = self.awake(server).await?;
         let made_on = server.snapshot().ready_since;
-        let Some(info) = peer.peer_info() else {
-            return Err(CallError::Refused(format!(
-                "MCP server '{}' is not ready",
-                server.name()
-            )));
-        };
-        let subscribes = (info.capabilities.resources.as_ref()).and_then(|r| r.subscribe);
-        if subscribes != Some(true) {
+        if !declares_subscribe(&peer) {
             return Err(CallError::Refused(format!(
                 "MCP server '{}' does not offer resource subscriptions",
                 server.name()
             )));
         }
         let timeout = server.request_timeout();
-        if info.protocol_version.has_initialize() {
-            tokio::time::timeout(
-                timeout,
-                peer.subscribe(SubscribeRequestParams::new(uri.to_owned())),
-            )
-            .await
-            .map_err(|_| CallError::Timeout(timeout))?
-            .map_err(CallError::from_service)?;
-            subscription._stream = None;
+        let legacy = (peer.peer_info()).is_some_and(|i| i.protocol_version.has_initialize());
+        if legacy {
+            let subscribe = peer.subscribe(SubscribeRequestParams::new(uri.to_owned()));
+            answer_within(timeout, subscribe).await?;
+            subscription.stream = None;
         } else {
             let filter = SubscriptionFilter::builder()
                 .resource_subscriptions([uri])
                 .build();
-            let stream = tokio::time::timeout(timeout, peer.listen(filter))
-                .await
-                .map_err(|_| CallError::Timeout(timeout))?
-                .map_err(CallError::from_service)?;
+            let stream = answer_within(timeout, peer.listen(filter)).await?;
             let stop = CancellationToken::new();
             tokio::spawn(forward_updates(
                 server.name().to_owned(),
@@ -173,7 +155,7 @@ impl Manager {
                 self.runtime.catalog_changes.clone(),
                 stop.clone(),
             ));
-            subscription._stream = Some(stop.drop_guard());
+            subscription.stream = Some(stop.drop_guard());
         }
         subscription.made_on = made_on;
         Ok(())

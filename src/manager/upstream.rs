@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleClient};
 use serde_json::{Map, Value};
 
-use super::catalog::{declares_prompts, declares_resources};
+use super::catalog::{declares_prompts, declares_resources, declares_subscribe};
 use super::{Manager, View};
 use crate::bridge::{self, NameScheme, ServerTools};
 use crate::error::CallError;
@@ -225,25 +225,26 @@ impl Manager {
         if !declares_completions(&peer) {
             return Ok(CompleteResult::default());
         }
-        let timeout = server.request_timeout();
-        tokio::time::timeout(timeout, peer.complete(params))
-            .await
-            .map_err(|_| CallError::Timeout(timeout))?
-            .map_err(CallError::from_service)
+        answer_within(server.request_timeout(), peer.complete(params)).await
     }
 
     /// The server's connection, started first if it is idle (within its connect timeout).
-    async fn awake(&self, server: &Server) -> Result<Peer<RoleClient>, CallError> {
+    pub(super) async fn awake(&self, server: &Server) -> Result<Peer<RoleClient>, CallError> {
         server
             .awake_peer(&tokio_util::sync::CancellationToken::new())
             .await
     }
 }
 
-fn declares_subscribe(peer: &Peer<RoleClient>) -> bool {
-    peer.peer_info().is_some_and(|info| {
-        (info.capabilities.resources.as_ref()).is_some_and(|r| r.subscribe == Some(true))
-    })
+/// `request`'s answer within `timeout`; its failure, or the timeout, as a [`CallError`].
+pub(super) async fn answer_within<T>(
+    timeout: std::time::Duration,
+    request: impl std::future::Future<Output = Result<T, rmcp::service::ServiceError>>,
+) -> Result<T, CallError> {
+    tokio::time::timeout(timeout, request)
+        .await
+        .map_err(|_| CallError::Timeout(timeout))?
+        .map_err(CallError::from_service)
 }
 
 fn declares_completions(peer: &Peer<RoleClient>) -> bool {

@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::manager::McpManager;
 use super::server_host::{KeepAlive, type_error};
+use crate::gateway::ManagerTools;
 use crate::gateway::options::{GatewayOptions, GatewayTransport};
-use crate::gateway::{ManagerTools, follow_tool_changes, relay_catalog_changes, relay_server_logs};
 use crate::server::handler::Server;
 use crate::server::http::HttpServer;
 
@@ -125,9 +125,7 @@ impl McpManager {
             }
             let tools = ManagerTools::serving(manager, view, options.names, options.wrap);
             let server = Server::new(tools, options.server);
-            ::napi::bindgen_prelude::spawn(follow_tool_changes(server.clone()));
-            ::napi::bindgen_prelude::spawn(relay_server_logs(server.clone()));
-            ::napi::bindgen_prelude::spawn(relay_catalog_changes(server.clone()));
+            crate::gateway::follow(&server);
             match options.transport {
                 GatewayTransport::Stdio => {
                     let (asked, answered) = (CancellationToken::new(), CancellationToken::new());

@@ -20,6 +20,13 @@ pub struct Offers {
     pub list_changed: bool,
 }
 
+impl Offers {
+    /// Resource subscriptions are served (they need resources).
+    pub fn subscriptions(&self) -> bool {
+        self.resources && self.subscribe
+    }
+}
+
 /// An answer of one of these methods: the result, or the JSON-RPC error to send.
 pub type CatalogFuture<T> = BoxFuture<'static, Result<T, ErrorData>>;
 

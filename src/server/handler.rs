@@ -28,9 +28,10 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesRequestMethod, ListResourcesResult, ListToolsResult,
     LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ReadResourceRequestMethod, ReadResourceRequestParams,
-    ReadResourceResponse, ResourceUpdatedNotificationParam, ResultType, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscribeRequestMethod, SubscribeRequestParams, Tool,
-    UnsubscribeRequestMethod, UnsubscribeRequestParams,
+    ReadResourceResponse, ResourceUpdatedNotification, ResourceUpdatedNotificationParam,
+    ResultType, ServerCapabilities, ServerConfig, ServerNotification, SetLevelRequestParams,
+    SubscribeRequestMethod, SubscribeRequestParams, Tool, UnsubscribeRequestMethod,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -210,7 +211,7 @@ impl<P: ToolProvider + ?Sized> Server<P> {
                 capabilities[name] = json!({});
             }
         }
-        if offers.resources && offers.subscribe {
+        if offers.subscriptions() {
             capabilities["resources"]["subscribe"] = json!(true);
         }
         if offers.list_changed {
@@ -238,54 +239,49 @@ impl<P: ToolProvider + ?Sized> Server<P> {
         if let Some(name) = name {
             self.schemas.forget(name);
         }
-        for session in self.live_peers() {
-            let _ = session.peer.notify_tool_list_changed().await;
-        }
-        // (A stream that did not ask for tool changes refuses it: nothing is sent.)
-        for listener in self.listeners() {
-            let _ = listener.notify_tool_list_changed().await;
-        }
+        let changed = ServerNotification::ToolListChangedNotification(Default::default());
+        self.announce(changed, |_| true).await;
     }
 
     /// Sends `notifications/resources/list_changed` to every live session and every listen
     /// stream that asked for it.
     pub async fn resources_changed(&self) {
-        for session in self.live_peers() {
-            let _ = session.peer.notify_resource_list_changed().await;
-        }
-        for listener in self.listeners() {
-            let _ = listener.notify_resource_list_changed().await;
-        }
+        let changed = ServerNotification::ResourceListChangedNotification(Default::default());
+        self.announce(changed, |_| true).await;
     }
 
     /// Sends `notifications/prompts/list_changed`, as [`Self::resources_changed`].
     pub async fn prompts_changed(&self) {
-        for session in self.live_peers() {
-            let _ = session.peer.notify_prompt_list_changed().await;
-        }
-        for listener in self.listeners() {
-            let _ = listener.notify_prompt_list_changed().await;
-        }
+        let changed = ServerNotification::PromptListChangedNotification(Default::default());
+        self.announce(changed, |_| true).await;
     }
 
     /// Sends `notifications/resources/updated` of `uri` to the sessions and listen streams
     /// subscribed to it.
     pub async fn resource_updated(&self, uri: &str) {
-        for session in self.live_peers() {
-            if (session.subscribed.upgrade()).is_some_and(|s| s.has(uri)) {
-                let update = ResourceUpdatedNotificationParam::new(uri.to_owned());
-                let _ = session.peer.notify_resource_updated(update).await;
-            }
-        }
-        // (A stream not subscribed to `uri` refuses it.)
-        for listener in self.listeners() {
-            let _ = listener.notify_resource_updated(uri.to_owned()).await;
-        }
+        let param = ResourceUpdatedNotificationParam::new(uri.to_owned());
+        let updated = ServerNotification::ResourceUpdatedNotification(
+            ResourceUpdatedNotification::new(param),
+        );
+        self.announce(updated, |session| {
+            (session.subscribed.upgrade()).is_some_and(|s| s.has(uri))
+        })
+        .await;
     }
 
-    fn listeners(&self) -> Vec<SubscriptionSink> {
-        let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
-        listeners.iter().map(|(_, l)| l.clone()).collect()
+    /// Sends `notification` to the live sessions `to` picks and to every open listen stream (a
+    /// stream that did not ask for this kind, or this resource, refuses it: nothing is sent).
+    async fn announce(&self, notification: ServerNotification, to: impl Fn(&Session<P>) -> bool) {
+        for session in self.live_peers().iter().filter(|s| to(s)) {
+            let _ = session.peer.send_notification(notification.clone()).await;
+        }
+        let listeners: Vec<SubscriptionSink> = {
+            let listeners = self.listeners.lock().unwrap_or_else(|p| p.into_inner());
+            listeners.iter().map(|(_, l)| l.clone()).collect()
+        };
+        for listener in listeners {
+            let _ = listener.send(notification.clone()).await;
+        }
     }
 
     /// A log message of the server's own (not of a call: a gateway relays its upstream
@@ -628,11 +624,9 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
             return Ok(());
         }
         let uri = request.uri;
-        served::<SubscribeRequestMethod, _>(
-            offers.resources && offers.subscribe,
-            &context.ct,
-            || provider.subscribe(uri.clone()),
-        )
+        served::<SubscribeRequestMethod, _>(offers.subscriptions(), &context.ct, || {
+            provider.subscribe(uri.clone())
+        })
         .await?;
         if !self.subscribed.uris().insert(uri.clone()) {
             // The same URI twice at once in one session: one subscription is enough.
@@ -652,8 +646,7 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
         if self.subscribed.uris().remove(&request.uri) {
             return provider.unsubscribe(request.uri).await;
         }
-        let offers = provider.offers();
-        if offers.resources && offers.subscribe {
+        if provider.offers().subscriptions() {
             Ok(())
         } else {
             Err(ErrorData::method_not_found::<UnsubscribeRequestMethod>())
@@ -675,8 +668,7 @@ impl<P: ToolProvider + ?Sized> ServerHandler for Handler<P> {
         if offers.list_changed && offers.prompts {
             filter = filter.prompts_list_changed();
         }
-        if offers.resources
-            && offers.subscribe
+        if offers.subscriptions()
             && let Some(uris) = &requested.resource_subscriptions
         {
             filter = filter.resource_subscriptions(uris.iter().cloned());
