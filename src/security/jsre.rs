@@ -237,8 +237,16 @@ pub(crate) struct JsRegex {
 }
 
 impl JsRegex {
+    #[cfg(test)]
     pub(crate) fn is_match(&self, hay: &str) -> bool {
-        self.alternatives.iter().any(|re| re.is_match(hay))
+        self.is_match_at(hay, 0)
+    }
+
+    /// A match starting at `start` or later; `hay` before `start` is context (for `\b`, `^`).
+    pub(crate) fn is_match_at(&self, hay: &str, start: usize) -> bool {
+        self.alternatives
+            .iter()
+            .any(|re| re.is_match_at(hay, start))
     }
 
     /// The single regex, when match positions are exact.
