@@ -115,13 +115,33 @@ pub(crate) fn marker_pieces<'a>(
     table: FoldTable,
     emit: &mut impl FnMut(&'a str, bool),
 ) {
+    marker_pieces_in(text, table, BLOCK, emit);
+}
+
+/// [`marker_pieces`], scanning and emitting `block` bytes at a time.
+fn marker_pieces_in<'a>(
+    text: &'a str,
+    table: FoldTable,
+    block: usize,
+    emit: &mut impl FnMut(&'a str, bool),
+) {
     let m = matcher(table);
     let mut next_start = 0; // where the start-marker scan resumes
     let mut next_end = 0; // where the end-marker scan resumes
     let mut copied = 0; // end of the last kept replacement = text emitted so far
     let mut pos = 0;
-    while let Some(at) = find_lt_like(text, pos, table) {
+    let mut flush = Flush { block, searched: 0 };
+    while pos < text.len() {
+        // Candidates are looked for a block at a time, and the text they have passed is
+        // emitted a block at a time (see `Flush`), so the caller works on text still in cache.
+        let limit = char_boundary(text, pos.saturating_add(block));
+        let Some(at) = find_lt_like(&text[..limit], pos, table) else {
+            pos = limit;
+            flush.run(text, &mut copied, pos, emit);
+            continue;
+        };
         pos = at + text[at..].chars().next().map_or(1, char::len_utf8);
+        flush.run(text, &mut copied, at, emit);
         if (at < next_start && at < next_end) || !m.candidate_at(text, at) {
             continue;
         }
@@ -155,6 +175,54 @@ pub(crate) fn marker_pieces<'a>(
         }
     }
     emit(&text[copied..], true);
+}
+
+/// Bytes of text scanned for markers before the text behind the scan is emitted.
+const BLOCK: usize = 256 << 10;
+
+/// Emits the text the marker scan has passed, once a block of it is waiting, so that what
+/// the caller does with it (scrubbing special tokens, copying it into the wrapped text) reads
+/// it while it is still in cache instead of streaming the whole text from memory again.
+///
+/// Text is emitted only up to just after a line feed: no special token holds one, so scrubbing
+/// tokens piece by piece finds what scrubbing the joined text finds. And only text before the
+/// next candidate: a marker found later starts there or after, so every later replacement
+/// starts after what was emitted, as when the text up to it was emitted in one piece.
+struct Flush {
+    block: usize,
+    /// No line feed in the emitted text's tail up to here (searched already).
+    searched: usize,
+}
+
+impl Flush {
+    fn run<'a>(
+        &mut self,
+        text: &'a str,
+        copied: &mut usize,
+        before: usize,
+        emit: &mut impl FnMut(&'a str, bool),
+    ) {
+        if before < copied.saturating_add(self.block) {
+            return;
+        }
+        let from = self.searched.max(*copied);
+        match memchr::memrchr(b'\n', &text.as_bytes()[from..before]) {
+            Some(newline) => {
+                let cut = from + newline + 1;
+                emit(&text[*copied..cut], true);
+                *copied = cut;
+                self.searched = cut;
+            }
+            None => self.searched = before,
+        }
+    }
+}
+
+/// The first character boundary of `text` at `at` or after (its end past it).
+fn char_boundary(text: &str, at: usize) -> usize {
+    (at..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len())
 }
 
 #[cfg(test)]
@@ -302,17 +370,84 @@ mod tests {
             for _ in 0..(next() % 24) {
                 t.push_str(parts[(next() % parts.len() as u64) as usize]);
             }
+            let block = 1 + (next() % 40) as usize;
             for table in [FoldTable::Current, FoldTable::Legacy] {
                 let mut ours = String::new();
                 marker_pieces(&t, table, &mut |p, _| ours.push_str(p));
                 let r = reference(&t, table);
                 changed += usize::from(r != t);
                 assert_eq!(ours, r, "{table:?} on {t:?}");
+                let mut blocked = String::new();
+                marker_pieces_in(&t, table, block, &mut |p, _| blocked.push_str(p));
+                assert_eq!(blocked, r, "{table:?}, blocks of {block}, on {t:?}");
             }
         }
         assert!(
             changed > 2000,
             "generator should produce markers ({changed})"
         );
+    }
+
+    /// Emitting the text a block at a time, cut after line feeds, and scrubbing special tokens
+    /// piece by piece gives what one piece gives: no token holds a line feed, and text is only
+    /// emitted behind the scan.
+    #[test]
+    fn blocks_scrub_what_one_piece_scrubs() {
+        use super::super::tokens::{LITERAL_TOKENS, token_pieces};
+        assert!(LITERAL_TOKENS.iter().all(|t| !t.contains('\n')));
+        let parts = [
+            "<<<EXTERNAL_UNTRUSTED_CONTENT>>>",
+            "<<<END_EXTERNAL_UNTRUSTED_CONTENT>>>",
+            "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"a\n\n\">>>",
+            "<|im_start|>",
+            "<|im_",
+            "end|>",
+            "<s>",
+            "</s",
+            "<|reserved_special_token_",
+            "12",
+            "|>",
+            "[INST]",
+            "\n",
+            "\n\n",
+            "x",
+            "word ",
+            "\u{FF1C}",
+            "\u{200B}",
+            "<",
+            "<<",
+            "\u{1F600}",
+            "é",
+        ];
+        let mut seed: u64 = 0x5EED_0F_B10C_u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let scrub = |t: &str, block: usize| {
+            let mut out = String::new();
+            marker_pieces_in(t, FoldTable::Current, block, &mut |p, is_text| {
+                if is_text {
+                    token_pieces(p, &mut |q| out.push_str(q));
+                } else {
+                    out.push_str(p);
+                }
+            });
+            out
+        };
+        for _ in 0..4000 {
+            let mut t = String::new();
+            for _ in 0..(next() % 40) {
+                t.push_str(parts[(next() % parts.len() as u64) as usize]);
+            }
+            let block = 1 + (next() % 48) as usize;
+            assert_eq!(
+                scrub(&t, block),
+                scrub(&t, usize::MAX),
+                "blocks of {block} on {t:?}"
+            );
+        }
     }
 }

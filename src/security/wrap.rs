@@ -93,7 +93,7 @@ pub(crate) fn source_label(source: &str, mcp_server_label: bool) -> &'static str
 /// id format = fold + marker neutralisation + special-token scrubbing;
 /// legacy = (smaller) fold + marker neutralisation. Borrowed when unchanged.
 pub fn sanitize_content(text: &str, format: WrapFormat) -> Cow<'_, str> {
-    let mut joiner = CowJoiner::new(text.len() + 64);
+    let mut joiner = CowJoiner::new(text, text.len() + 64);
     sanitize_pieces(text, format, &mut |p| joiner.push(p));
     joiner.finish()
 }
@@ -322,6 +322,21 @@ fn push_tail(out: &mut String, opts: &WrapOptions, id: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Text longer than the marker scan's block is emitted in several pieces; unchanged, it is
+    /// still handed back borrowed (the napi layer then reuses the caller's JS string).
+    #[test]
+    fn a_long_unchanged_text_stays_borrowed() {
+        let text = "line <b>x</b> [y]\n".repeat(50_000);
+        for format in [WrapFormat::Id, WrapFormat::Legacy] {
+            assert!(matches!(sanitize_content(&text, format), Cow::Borrowed(t) if t == text));
+        }
+        let changed = format!("{text}<s>");
+        assert!(
+            matches!(sanitize_content(&changed, WrapFormat::Id), Cow::Owned(t)
+            if t == format!("{text}{}", super::super::tokens::REMOVED_SPECIAL_TOKEN))
+        );
+    }
 
     #[test]
     fn id_shape_and_freshness() {
