@@ -24,6 +24,7 @@ pub mod log;
 pub mod manager;
 pub mod oauth;
 pub mod options;
+pub mod parallel;
 pub mod policy;
 pub mod secrets;
 pub mod security;

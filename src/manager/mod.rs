@@ -760,33 +760,40 @@ impl Manager {
         text: &str,
         hidden: &str,
     ) -> (String, Vec<&'static str>) {
-        let detect = |text: &str| self.detection.detect(text, self.wrap_format);
-        let mut found = detect(text);
-        if !hidden.is_empty() {
-            for pattern in detect(hidden) {
-                if !found.contains(&pattern) {
-                    found.push(pattern);
+        let (detection, format) = (self.detection, self.wrap_format);
+        let scan = || {
+            let mut found = detection.detect(text, format);
+            if !hidden.is_empty() {
+                for pattern in detection.detect(hidden, format) {
+                    if !found.contains(&pattern) {
+                        found.push(pattern);
+                    }
                 }
             }
-        }
+            found
+        };
+        let wrap = || {
+            security::wrap_external_content(
+                text,
+                &WrapOptions {
+                    source: crate::tool_result::EXTERNAL_SOURCE,
+                    sender: Some(server),
+                    subject: None,
+                    task_name: None,
+                    include_warning: true,
+                    format,
+                    mcp_server_label: true,
+                },
+            )
+        };
+        // A long text is scanned on a second core while it is wrapped.
+        let (found, wrapped) = crate::parallel::both(text.len(), scan, wrap);
         if !found.is_empty() {
             self.log.warn(&format!(
                 "MCP server '{server}' tool '{tool}' returned suspicious patterns: {}",
                 found.join(", ")
             ));
         }
-        let wrapped = security::wrap_external_content(
-            text,
-            &WrapOptions {
-                source: crate::tool_result::EXTERNAL_SOURCE,
-                sender: Some(server),
-                subject: None,
-                task_name: None,
-                include_warning: true,
-                format: self.wrap_format,
-                mcp_server_label: true,
-            },
-        );
         let findings = match self.detection {
             Detection::Enhanced => found,
             Detection::OpenClaw => Vec::new(),

@@ -353,9 +353,15 @@ pub fn scan_and_wrap_external_content<'env>(
     let opts = options_arg("scanAndWrapExternalContent", opts)?;
     let options = wrap_options(&opts)?;
     let (text, exact) = rust_string(content)?;
+    let format = options.format;
+    let (suspicious, wrapped) = crate::parallel::both(
+        text.len(),
+        || security::detect_suspicious_patterns(&text, format),
+        || wrapped(env, content, &text, exact, &options),
+    );
     Ok(ScannedExternalContent {
-        suspicious: security::detect_suspicious_patterns(&text, options.format),
-        wrapped: wrapped(env, content, &text, exact, &options)?,
+        suspicious,
+        wrapped: wrapped?,
     })
 }
 
