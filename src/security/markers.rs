@@ -29,6 +29,7 @@ use regex::Regex;
 use super::fold::{FoldTable, find_lt_like, is_deleted, is_lt_like};
 use super::foldre::is_js_space;
 use super::foldre::translate_folding;
+use super::{CACHE_BLOCK, char_boundary};
 
 pub(crate) const MARKER_SANITIZED: &str = "[[MARKER_SANITIZED]]";
 pub(crate) const END_MARKER_SANITIZED: &str = "[[END_MARKER_SANITIZED]]";
@@ -115,7 +116,7 @@ pub(crate) fn marker_pieces<'a>(
     table: FoldTable,
     emit: &mut impl FnMut(&'a str, bool),
 ) {
-    marker_pieces_in(text, table, BLOCK, emit);
+    marker_pieces_in(text, table, CACHE_BLOCK, emit);
 }
 
 /// [`marker_pieces`], scanning and emitting `block` bytes at a time.
@@ -177,9 +178,6 @@ fn marker_pieces_in<'a>(
     emit(&text[copied..], true);
 }
 
-/// Bytes of text scanned for markers before the text behind the scan is emitted.
-const BLOCK: usize = 256 << 10;
-
 /// Emits the text the marker scan has passed, once a block of it is waiting, so that what
 /// the caller does with it (scrubbing special tokens, copying it into the wrapped text) reads
 /// it while it is still in cache instead of streaming the whole text from memory again.
@@ -216,13 +214,6 @@ impl Flush {
             None => self.searched = before,
         }
     }
-}
-
-/// The first character boundary of `text` at `at` or after (its end past it).
-fn char_boundary(text: &str, at: usize) -> usize {
-    (at..text.len())
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(text.len())
 }
 
 #[cfg(test)]

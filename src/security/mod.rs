@@ -25,3 +25,14 @@ pub use wrap::{
     WrapFormat, WrapOptions, WrappedParts, new_marker_id, sanitize_content, wrap_external_content,
     wrap_external_content_parts, wrap_external_content_with_id,
 };
+
+/// Bytes of text a pass over a long text works on before it moves on, so that the passes that
+/// follow it over the same bytes find them in a core's cache (detection, the marker scan).
+pub(crate) const CACHE_BLOCK: usize = 256 << 10;
+
+/// The first character boundary of `text` at `at` or after (its end past it).
+pub(crate) fn char_boundary(text: &str, at: usize) -> usize {
+    (at..text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len())
+}
