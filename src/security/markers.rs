@@ -410,7 +410,7 @@ mod tests {
             "\u{1F600}",
             "é",
         ];
-        let mut seed: u64 = 0x5EED_0F_B10C_u64;
+        let mut seed: u64 = 0x5EED_F0B1_0C00_u64;
         let mut next = || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
