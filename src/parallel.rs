@@ -87,15 +87,12 @@ where
             .name("mcp-native-scan".into())
             .spawn_scoped(scope, || take().map(|work| work()));
         let b = here();
-        let a = match thread {
-            Ok(thread) => match thread.join() {
-                Ok(Some(a)) => Some(a),
-                Ok(None) => None,
-                Err(panic) => std::panic::resume_unwind(panic),
-            },
-            Err(_) => None,
+        let a = match thread.map(|thread| thread.join()) {
+            Ok(Ok(Some(a))) => a,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            // Not started: the work is still here.
+            Ok(Ok(None)) | Err(_) => take().map(|work| work()).expect("the work is run once"),
         };
-        let a = a.unwrap_or_else(|| take().map(|work| work()).expect("the work is run once"));
         (a, b)
     })
 }

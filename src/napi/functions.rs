@@ -353,12 +353,9 @@ pub fn scan_and_wrap_external_content<'env>(
     let opts = options_arg("scanAndWrapExternalContent", opts)?;
     let options = wrap_options(&opts)?;
     let (text, exact) = rust_string(content)?;
-    let format = options.format;
-    let (suspicious, wrapped) = crate::parallel::both(
-        text.len(),
-        || security::detect_suspicious_patterns(&text, format),
-        || wrapped(env, content, &text, exact, &options),
-    );
+    let (suspicious, wrapped) = security::detect_alongside(&text, options.format, || {
+        wrapped(env, content, &text, exact, &options)
+    });
     Ok(ScannedExternalContent {
         suspicious,
         wrapped: wrapped?,

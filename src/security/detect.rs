@@ -118,6 +118,20 @@ pub fn detect_suspicious_patterns(content: &str, format: WrapFormat) -> Vec<&'st
         .collect()
 }
 
+/// [`detect_suspicious_patterns`] of `content`, and `alongside()` (wrapping it, say) at the same
+/// time: a long text is scanned on a second core while `alongside` runs ([`crate::parallel`]).
+pub fn detect_alongside<R>(
+    content: &str,
+    format: WrapFormat,
+    alongside: impl FnOnce() -> R,
+) -> (Vec<&'static str>, R) {
+    crate::parallel::both(
+        content.len(),
+        || detect_suspicious_patterns(content, format),
+        alongside,
+    )
+}
+
 /// The size of the pieces [`LongRuns`] looks at.
 const CHUNK: usize = 1 << 10;
 

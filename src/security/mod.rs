@@ -20,7 +20,7 @@ mod normalize;
 mod pieces;
 mod tokens;
 
-pub use detect::detect_suspicious_patterns;
+pub use detect::{detect_alongside, detect_suspicious_patterns};
 pub use wrap::{
     WrapFormat, WrapOptions, WrappedParts, new_marker_id, sanitize_content, wrap_external_content,
     wrap_external_content_parts, wrap_external_content_with_id,
