@@ -88,6 +88,8 @@ struct State<R> {
     /// Checked lines waiting for the reader, and how much of them it has taken.
     ready: Vec<u8>,
     served: usize,
+    /// Lines handed to rmcp since its task last yielded (see [`LINES_PER_TURN`]).
+    turn: usize,
     /// The server closed its end (what is left of an unterminated line is dropped, as rmcp does).
     eof: bool,
     /// A line went over the limit: nothing more is passed on.
@@ -118,6 +120,7 @@ impl<R> CheckedLines<R> {
                     line: Vec::new(),
                     ready: Vec::new(),
                     served: 0,
+                    turn: 0,
                     eof: false,
                     ended: false,
                     failed: None,
@@ -267,7 +270,18 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
         let this = &mut *state;
         loop {
             if this.served < this.ready.len() {
-                let take = (this.ready.len() - this.served).min(buf.remaining());
+                if this.turn == LINES_PER_TURN {
+                    // rmcp's task goes to the back of the queue; it comes back at once.
+                    this.turn = 0;
+                    cx.waker().wake_by_ref();
+                    return Poll::Pending;
+                }
+                let (take, lines) = lines_to_hand_over(
+                    &this.ready[this.served..],
+                    buf.remaining(),
+                    LINES_PER_TURN - this.turn,
+                );
+                this.turn += lines;
                 buf.put_slice(&this.ready[this.served..this.served + take]);
                 this.served += take;
                 if this.served == this.ready.len() {
@@ -291,6 +305,8 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
             }
             let mut chunk = ReadBuf::new(&mut this.chunk);
             let Poll::Ready(read) = Pin::new(&mut this.inner).poll_read(cx, &mut chunk) else {
+                // rmcp waits for the server: its task yields here anyway.
+                this.turn = 0;
                 // Kept for whoever reads in the reader's place from now on (see `drain`).
                 if !this
                     .reader
@@ -309,6 +325,26 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
             this.took(read);
         }
     }
+}
+
+/// How many lines rmcp is handed before its task yields (see [`lines_to_hand_over`]).
+const LINES_PER_TURN: usize = 64;
+
+/// How much of `ready` (whole lines, read already) to hand to rmcp now: at most `room` bytes
+/// and `lines` lines. Lines already read cost the reader no I/O, so tokio's budget never
+/// makes rmcp's task yield while it goes through them, and rmcp spawns a task for every
+/// notification: with one worker, a flood of 100,000 notifications spawned them faster than
+/// they ran (180 MB, and calls to other servers waited 300 ms). So rmcp's task yields after
+/// [`LINES_PER_TURN`] lines, behind the tasks it spawned meanwhile.
+fn lines_to_hand_over(ready: &[u8], room: usize, lines: usize) -> (usize, usize) {
+    let within = &ready[..ready.len().min(room)];
+    let mut take = 0;
+    let mut counted = 0;
+    while take < within.len() && counted < lines {
+        take = memchr::memchr(b'\n', &within[take..]).map_or(within.len(), |n| take + n + 1);
+        counted += 1;
+    }
+    (take, counted)
 }
 
 /// A server's output that another thread can read in the reader's place: it waits until the
@@ -440,10 +476,14 @@ impl<R: PipeSource> PollableOutput for Shared<R> {
             if read >= 0 {
                 let read = read as usize;
                 this.took(read);
-                if !this.over() && this.line.len() >= HAND_OVER {
+                if !this.over()
+                    && (this.line.len() >= HAND_OVER || this.ready.len() - this.served >= HAND_OVER)
+                {
                     // A large message is coming: reading and handling it would hold the
-                    // caller's thread (the JS thread) for milliseconds. The reader reads it,
-                    // and everything after it.
+                    // caller's thread (the JS thread) for milliseconds. Or rmcp has not taken
+                    // what was read for it yet: reading on would only queue more, without
+                    // bound (a flood of notifications). The reader reads from here on, as
+                    // fast as rmcp takes it.
                     this.polled = false;
                     if let Some(reader) = this.reader.take() {
                         reader.wake();
@@ -675,6 +715,54 @@ mod tests {
         Dribble(std::io::Cursor::new(input), step)
     }
 
+    /// rmcp spawns a task for each notification it reads. A reader whose lines are already
+    /// read never waits, so without a yield the tasks it spawned would not run until the flood
+    /// ended (with one worker: every notification a task at once). An in-memory reader stands
+    /// in for the pipe; `hostile-servers.spec.ts` floods a real server.
+    #[test]
+    fn a_flood_of_lines_lets_the_tasks_it_spawns_run() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use tokio::io::AsyncBufReadExt;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let (outstanding, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let (now, peak) = (outstanding.clone(), most.clone());
+        // rmcp's loop is a task of its own.
+        let count = runtime.block_on(runtime.spawn(async move {
+            let input: Vec<u8> = (0..20_000)
+                .flat_map(|i| {
+                    format!("{{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{{\"i\":{i}}}}}\n")
+                        .into_bytes()
+                })
+                .collect();
+            let lines = CheckedLines::new(
+                tokio_test_reader(input, CHUNK),
+                1 << 20,
+                StreamFault::default(),
+            );
+            let mut reader = tokio::io::BufReader::new(lines);
+            let mut line = Vec::new();
+            let mut count = 0;
+            while reader.read_until(b'\n', &mut line).await.unwrap() > 0 {
+                line.clear();
+                count += 1;
+                peak.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
+                let done = now.clone();
+                tokio::spawn(async move {
+                    done.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+            count
+        }));
+        assert_eq!(count.unwrap(), 20_000);
+        let most = most.load(Ordering::SeqCst);
+        assert!(
+            most <= 2 * LINES_PER_TURN,
+            "{most} spawned tasks waited at once"
+        );
+    }
+
     #[tokio::test]
     async fn lines_split_across_reads_arrive_whole_and_checked() {
         let deep = nested(1000, false);
@@ -712,6 +800,48 @@ mod tests {
     /// gets every line, in order, whoever read it; a large message is handed back; after
     /// `set_polled(false)` the reader reads itself again. Real child process, real pipe.
     #[cfg(unix)]
+    /// The other thread (the JS thread) reads while a call is alone; if rmcp does not take the
+    /// lines it reads as fast as a server writes them, it hands reading back to the reader
+    /// instead of queueing them without bound.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn the_other_thread_does_not_read_ahead_of_rmcp_without_bound() {
+        let mut child = tokio::process::Command::new("yes")
+            .arg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}")
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let pipe =
+            crate::transport::pipe_reader::PipeReader::new(child.stdout.take().unwrap()).unwrap();
+        let lines = CheckedLines::new(pipe, 1 << 22, StreamFault::default());
+        let output = lines.pollable();
+        output.set_polled(true);
+        let mut handed_over = false;
+        for _ in 0..2_000 {
+            let mut fd = libc::pollfd {
+                fd: output.fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            assert!(
+                unsafe { libc::poll(&mut fd, 1, 10_000) } > 0,
+                "`yes` stopped writing"
+            );
+            if output.drain() == Drained::HandedOver {
+                handed_over = true;
+                break;
+            }
+        }
+        let queued = lines.state().ready.len();
+        assert!(
+            handed_over,
+            "still reading with {queued} bytes queued for rmcp"
+        );
+        assert!(queued < HAND_OVER + CHUNK, "{queued} bytes queued");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn another_thread_reads_in_the_readers_place() {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
