@@ -83,24 +83,14 @@ impl CallLane {
     }
 
     /// Sends `tools/call` with `params` as request `id` (from [`Self::reserve`]; its progress
-    /// token is the id). The call is registered before the request is written: a quick answer
+    /// token is the id, in `_meta`). The call is registered before the request is written: a quick answer
     /// cannot go astray.
     pub fn call(
         self: &Arc<Self>,
         id: u64,
         params: &mut CallToolRequestParams,
     ) -> Result<LaneCall, LaneClosed> {
-        params
-            .meta
-            .get_or_insert_with(RequestMetaObject::new)
-            .set_progress_token(token(id));
-        let mut line = serde_json::to_vec(&Request {
-            jsonrpc: "2.0",
-            id,
-            method: "tools/call",
-            params,
-        })
-        .map_err(|_| LaneClosed)?;
+        let mut line = request_line(id, params).map_err(|_| LaneClosed)?;
         line.push(b'\n');
         let (tx, answer) = oneshot::channel();
         {
@@ -181,15 +171,114 @@ impl CallLane {
     }
 }
 
+/// The line (without its newline) of `tools/call` request `id` with `params`, its progress
+/// token the id.
+fn request_line(id: u64, params: &mut CallToolRequestParams) -> serde_json::Result<Vec<u8>> {
+    match &params.meta {
+        // The common case: `_meta` holds the token alone, written as it is, without a
+        // map built for it.
+        None => serde_json::to_vec(&Request {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: Params {
+                meta: TokenOnly { progress_token: id },
+                name: &params.name,
+                arguments: params.arguments.as_ref(),
+                input_responses: params.input_responses.as_ref(),
+                request_state: params.request_state.as_deref(),
+            },
+        }),
+        Some(_) => {
+            params
+                .meta
+                .get_or_insert_with(RequestMetaObject::new)
+                .set_progress_token(token(id));
+            serde_json::to_vec(&Request {
+                jsonrpc: "2.0",
+                id,
+                method: "tools/call",
+                params: &*params,
+            })
+        }
+    }
+}
+
 /// The progress token of lane request `id`.
 pub fn token(id: u64) -> ProgressToken {
     ProgressToken(NumberOrString::Number(id as i64))
 }
 
 #[derive(serde::Serialize)]
-struct Request<'a> {
+struct Request<P> {
     jsonrpc: &'static str,
     id: u64,
     method: &'static str,
-    params: &'a CallToolRequestParams,
+    params: P,
+}
+
+/// `CallToolRequestParams` with no `_meta` of its own, written with the lane's token as its
+/// `_meta`: the same members in the same order as rmcp writes them.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Params<'a> {
+    #[serde(rename = "_meta")]
+    meta: TokenOnly,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a rmcp::model::JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    input_responses: Option<&'a rmcp::model::InputResponses>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_state: Option<&'a str>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct TokenOnly {
+    progress_token: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The line rmcp's own types give: the token set in `_meta`, then the params serialised.
+    fn as_rmcp_writes_it(id: u64, mut params: CallToolRequestParams) -> Vec<u8> {
+        params
+            .meta
+            .get_or_insert_with(RequestMetaObject::new)
+            .set_progress_token(token(id));
+        serde_json::to_vec(&Request {
+            jsonrpc: "2.0",
+            id,
+            method: "tools/call",
+            params: &params,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_request_is_written_as_rmcps_types_write_it() {
+        let arguments = serde_json::json!({"text": "hi \u{2028} \"q\"", "n": [1, 2.5, null]});
+        let mut all = CallToolRequestParams::new("echo");
+        all.arguments = arguments.as_object().cloned();
+        all.request_state = Some("state \n 1".into());
+        all.input_responses =
+            serde_json::from_value(serde_json::json!({"a": {"action": "cancel"}})).ok();
+        assert!(all.input_responses.is_some());
+        let mut with_meta = CallToolRequestParams::new("echo");
+        let mut meta = RequestMetaObject::new();
+        meta.insert("other".into(), serde_json::json!(1));
+        with_meta.meta = Some(meta);
+        for params in [CallToolRequestParams::new("t"), all, with_meta] {
+            let id = LANE_BASE + 7;
+            let expected = as_rmcp_writes_it(id, params.clone());
+            let mut given = params;
+            assert_eq!(
+                String::from_utf8(request_line(id, &mut given).unwrap()).unwrap(),
+                String::from_utf8(expected).unwrap()
+            );
+        }
+    }
 }
