@@ -26,8 +26,9 @@ use std::sync::{Arc, Mutex};
 
 use ::napi::bindgen_prelude::*;
 
-use super::settle::{Shared, woken_here};
+use super::settle::Shared;
 use crate::transport::stdio_lines::{Drained, PollableOutput};
+use crate::transport::woken_here;
 
 type PollCb = extern "C" fn(*mut c_void, c_int, c_int);
 type CloseCb = extern "C" fn(*mut c_void);
@@ -251,23 +252,25 @@ extern "C" fn on_readable(handle: *mut c_void, status: c_int, _events: c_int) {
             polls.remove(watch);
             return;
         }
-        let (drained, woken) = woken_here(|| output.drain());
-        match drained {
-            Drained::Over => polls.remove(watch),
-            // A large message: a worker reads and handles it, the event loop stays free.
-            Drained::HandedOver => {
-                stop(watch);
-                polls.stopped.store(true, Ordering::Relaxed);
+        // The calls this read wakes go on here, once it is done; they settle through the
+        // manager's settle function, as from a worker, so a call's log lines and events still
+        // come before its result.
+        woken_here::reading(|| {
+            let drained = output.drain();
+            match drained {
+                Drained::Over => polls.remove(watch),
+                // A large message: a worker reads and handles it, the event loop stays free.
+                Drained::HandedOver => {
+                    stop(watch);
+                    polls.stopped.store(true, Ordering::Relaxed);
+                }
+                Drained::Open if polls.settle.pending() > 1 => {
+                    stop(watch);
+                    polls.stopped.store(true, Ordering::Relaxed);
+                }
+                Drained::Open => {}
             }
-            Drained::Open if polls.settle.pending() > 1 => {
-                stop(watch);
-                polls.stopped.store(true, Ordering::Relaxed);
-            }
-            Drained::Open => {}
-        }
-        // Settled through the manager's settle function, as from a worker, so a call's log
-        // lines and events still come before its result.
-        woken.run();
+        });
     });
 }
 

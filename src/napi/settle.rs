@@ -4,11 +4,19 @@
 //! hook) for every promise and tears it down again when the promise settles: measured at
 //! ~48 µs per sequential call, ~9 µs per call in batches of 64, for a future that is already
 //! done, i.e. more than the rest of a tool call. Here every call of a manager shares one
-//! threadsafe function: the JS thread creates the promise and runs the call until it first
-//! waits (a request is written from there), tokio runs the rest, and the result comes back
-//! through the shared function, whose callback resolves the promise. The function
-//! holds the event loop only while calls are pending, so an idle manager never keeps Node
-//! alive.
+//! threadsafe function, and a call is not a tokio task of its own:
+//!
+//! - a call started alone is first polled on the JS thread (its request is written from
+//!   there); calls started while others are in flight are queued, and one worker task starts
+//!   all that were queued meanwhile, their requests written together ([`Starts`]);
+//! - a started call waits parked on its waker; the thread that reads its answer (a worker, or
+//!   the JS thread) goes on with it once its read is done
+//!   ([`woken_here`](crate::transport::woken_here));
+//! - a finished call is queued for the JS thread, and one wake settles every call that
+//!   finished meanwhile ([`Outbox`]).
+//!
+//! The function holds the event loop only while calls are pending, so an idle manager never
+//! keeps Node alive.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -16,6 +24,7 @@ use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 
+use crate::transport::woken_here;
 use ::napi::bindgen_prelude::*;
 use ::napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
@@ -34,10 +43,34 @@ struct Settlement<T> {
     value: T,
 }
 
-type SettleFn<T> = ThreadsafeFunction<Settlement<T>, (), (), Status, false, true, 0>;
+type SettleFn = ThreadsafeFunction<(), (), (), Status, false, true, 0>;
+
+/// Finished calls waiting for the JS thread, and the function that wakes it for them: one wake
+/// settles every call that finished meanwhile (node's threadsafe functions would otherwise
+/// call back once per value, each in a callback scope of its own).
+struct Outbox<T> {
+    queue: Arc<Mutex<Vec<Settlement<T>>>>,
+    tsfn: SettleFn,
+}
+
+impl<T> Outbox<T> {
+    /// Queues `settlement` for the JS thread; the first one queued wakes it. (`Closing` means
+    /// the environment is being torn down: nobody is left to tell.)
+    fn send(&self, settlement: Settlement<T>) {
+        let first = {
+            let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+            queue.push(settlement);
+            queue.len() == 1
+        };
+        if first {
+            let _ = self.tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
 
 pub struct Settler<T: ToNapiValue + Send + 'static> {
-    tsfn: Arc<SettleFn<T>>,
+    outbox: Arc<Outbox<T>>,
+    starts: Arc<Starts>,
     shared: Arc<Shared>,
     /// The stdio outputs the JS thread reads while a call is alone (none: the workers read).
     #[cfg(unix)]
@@ -76,20 +109,26 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
             raw: AtomicPtr::new(std::ptr::null_mut()),
         });
         let callback = shared.clone();
+        let queue: Arc<Mutex<Vec<Settlement<T>>>> = Arc::default();
+        let waiting = queue.clone();
         let noop = env.create_function_from_closure::<(), (), _>("settle", |_| Ok(()))?;
-        let tsfn: SettleFn<T> = noop
-            .build_threadsafe_function::<Settlement<T>>()
+        let tsfn: SettleFn = noop
+            .build_threadsafe_function::<()>()
             .weak::<true>()
             .callee_handled::<false>()
             .max_queue_size::<0>()
-            .build_callback(move |ctx: ThreadsafeCallContext<Settlement<T>>| {
-                settle(ctx.env.raw(), ctx.value.deferred, ctx.value.value);
-                callback.settled(ctx.env.raw());
+            .build_callback(move |ctx: ThreadsafeCallContext<()>| {
+                let batch = std::mem::take(&mut *waiting.lock().unwrap_or_else(|p| p.into_inner()));
+                for settlement in batch {
+                    settle(ctx.env.raw(), settlement.deferred, settlement.value);
+                    callback.settled(ctx.env.raw());
+                }
                 Ok(())
             })?;
         shared.raw.store(tsfn.raw(), Ordering::Relaxed);
         Ok(Self {
-            tsfn: Arc::new(tsfn),
+            outbox: Arc::new(Outbox { queue, tsfn }),
+            starts: Arc::default(),
             #[cfg(unix)]
             polls: super::output_poll::OutputPolls::new(env, shared.clone()).ok(),
             shared,
@@ -109,13 +148,11 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
     ///
     /// With no other call pending, `fut` is first polled here, on the JS thread (in the
     /// runtime's context): a tool call writes its request at once, without waiting for a
-    /// worker to wake, and a call that is refused before any I/O settles at once. Only when
-    /// something it waits for wakes it does it go on: on the JS thread itself when that is what
-    /// woke it (it read the answer from the server's output, see [`super::output_poll`]),
-    /// else spawned from the waking thread (for an answer, the worker that read it, which then
-    /// runs the call next, so no thread is woken just to go on with a call). With calls in
+    /// worker to wake, and a call that is refused before any I/O settles at once. With calls in
     /// flight the JS thread is the busy one (it converts every argument and result): the call
-    /// is spawned at once and starts on a worker.
+    /// is queued for a worker to start ([`Starts`]). Either way it goes on only when something
+    /// it waits for wakes it: on the thread that read its answer, right after the read (the
+    /// JS thread, see [`super::output_poll`], or a worker), else as a task of its own.
     pub fn spawn<F>(&self, env: &Env, fut: F) -> Result<sys::napi_value>
     where
         F: std::future::Future<Output = T> + Send + 'static,
@@ -127,12 +164,13 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
         let call = Box::new(Call {
             fut,
             deferred,
-            tsfn: self.tsfn.clone(),
+            outbox: self.outbox.clone(),
         });
         if self.shared.pending() > 0 {
-            // Calls in flight: the JS thread is the busy one, so the call starts on a worker.
+            // Calls in flight: the JS thread is the busy one, so the call starts on a worker,
+            // with the others started meanwhile (see `Starts`).
             self.hold(env);
-            ::napi::bindgen_prelude::spawn(call.finish());
+            self.starts.push(call);
             return Ok(promise);
         }
         #[cfg(unix)]
@@ -165,14 +203,55 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
     /// Keeps the event loop alive while calls are pending, and only then; called on the JS
     /// thread, before the call is spawned.
     fn hold(&self, env: &Env) {
-        if self.tsfn.aborted() {
+        if self.outbox.tsfn.aborted() {
             return;
         }
         // The settle callback decrements on this same thread, so 0 here means nothing pending.
         if self.shared.pending.fetch_add(1, Ordering::Relaxed) == 0 {
             // SAFETY: the function is live (not aborted) and this is its JS thread.
-            unsafe { sys::napi_ref_threadsafe_function(env.raw(), self.tsfn.raw()) };
+            unsafe { sys::napi_ref_threadsafe_function(env.raw(), self.outbox.tsfn.raw()) };
         }
+    }
+}
+
+/// Calls the JS thread started while others were in flight, waiting for a worker to start
+/// them. One task starts every call queued by the time it runs: it polls each until it first
+/// waits (a tool call writes its request then), and their requests go out together, one
+/// `write` per server ([`corked`](crate::transport::stdin_writer::corked)). A call is not a
+/// task of its own: it is parked on its waker, and the thread that reads its answer goes on
+/// with it ([`woken_here`]).
+#[derive(Default)]
+struct Starts(Mutex<Vec<Box<dyn Rest>>>);
+
+impl Starts {
+    /// Queues `call`; the first one queued spawns the task that starts them.
+    fn push(self: &Arc<Self>, call: Box<dyn Rest>) {
+        let first = {
+            let mut queued = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            queued.push(call);
+            queued.len() == 1
+        };
+        if first {
+            let starts = self.clone();
+            ::napi::bindgen_prelude::spawn(async move { starts.start() });
+        }
+    }
+
+    /// Starts every call queued now (on a worker); a call queued after this took them
+    /// spawns the next task.
+    fn start(&self) {
+        let queued = std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()));
+        let runtime = tokio::runtime::Handle::current();
+        crate::transport::stdin_writer::corked(|| {
+            for call in queued {
+                // (The calls' own futures catch their panics; this keeps the others going
+                // if anything else panicked.)
+                let runtime = runtime.clone();
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+                    call.poll_here(runtime)
+                }));
+            }
+        });
     }
 }
 
@@ -180,16 +259,17 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
 struct Call<F, T: ToNapiValue + Send + 'static> {
     fut: Pin<Box<F>>,
     deferred: Deferred,
-    tsfn: Arc<SettleFn<T>>,
+    outbox: Arc<Outbox<T>>,
 }
 
 /// A call waiting for a wake, whatever its type.
 trait Rest: Send {
     /// Runs it to its end on the runtime, then settles it through the shared function.
     fn spawn_on(self: Box<Self>, runtime: &tokio::runtime::Handle);
-    /// Polls it here, on the JS thread (in `runtime`'s context), else it waits for its next
-    /// wake. Done, it is settled through the shared function like any other call, so what it
-    /// sent the JS thread before (log lines, events) still arrives before its result.
+    /// Polls it here, on this thread (in `runtime`'s context): the JS thread, the worker that
+    /// starts it, or the thread that read what woke it; else it waits for its next wake.
+    /// Done, it is settled through the shared function like any other call, so what it sent
+    /// the JS thread before (log lines, events) still arrives before its result.
     fn poll_here(self: Box<Self>, runtime: tokio::runtime::Handle);
 }
 
@@ -198,19 +278,15 @@ where
     F: Future<Output = T> + Send + 'static,
     T: ToNapiValue + Send + 'static,
 {
-    /// The call run to its end, then settled through the shared function (`Closing` means
-    /// the environment is being torn down: nobody is left to tell).
+    /// The call run to its end, then settled through the shared function.
     async fn finish(self: Box<Self>) {
         let Call {
             fut,
             deferred,
-            tsfn,
+            outbox,
         } = *self;
         let value = fut.await;
-        let _ = tsfn.call(
-            Settlement { deferred, value },
-            ThreadsafeFunctionCallMode::NonBlocking,
-        );
+        outbox.send(Settlement { deferred, value });
     }
 }
 
@@ -232,52 +308,19 @@ where
         };
         match polled {
             Poll::Ready(value) => {
-                let _ = self.tsfn.call(
-                    Settlement {
-                        deferred: self.deferred,
-                        value,
-                    },
-                    ThreadsafeFunctionCallMode::NonBlocking,
-                );
+                self.outbox.send(Settlement {
+                    deferred: self.deferred,
+                    value,
+                });
             }
             Poll::Pending => wake.park(self, runtime),
         }
     }
 }
 
-thread_local! {
-    /// While the JS thread reads a server's output: the calls that reading woke, to go on
-    /// here once it is done (see [`woken_here`]).
-    static WOKEN_HERE: std::cell::RefCell<Option<Vec<Woken>>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Runs `read` (on the JS thread); the calls it wakes are not spawned on the runtime but go
-/// on here, on this thread, right after it ([`WokenHere::run`]).
-pub(super) struct WokenHere(Vec<Woken>);
-
-/// A call woken on the JS thread, and the runtime it belongs to.
-type Woken = (Box<dyn Rest>, tokio::runtime::Handle);
-
-pub(super) fn woken_here<R>(read: impl FnOnce() -> R) -> (R, WokenHere) {
-    WOKEN_HERE.with(|slot| *slot.borrow_mut() = Some(Vec::new()));
-    let result = read();
-    let woken = WOKEN_HERE.with(|slot| slot.borrow_mut().take().unwrap_or_default());
-    (result, WokenHere(woken))
-}
-
-impl WokenHere {
-    /// Goes on with each woken call here, on the JS thread.
-    pub(super) fn run(self) {
-        for (call, runtime) in self.0 {
-            call.poll_here(runtime);
-        }
-    }
-}
-
-/// The waker of a call polled on the JS thread: the first wake sends the rest of the call on
-/// (a wake during the poll, once it returns): on the runtime, or on the JS thread when that is
-/// the thread reading what woke it.
+/// The waker of a call polled outside a task of its own: the first wake sends the rest of the
+/// call on (a wake during the poll, once it returns): to the thread reading what woke it,
+/// after its read, or else to the runtime as a task.
 #[derive(Default)]
 struct FirstWake(Mutex<Slot>);
 
@@ -324,17 +367,10 @@ impl Wake for FirstWake {
             Slot::Polling | Slot::WokenWhilePolling => *slot = Slot::WokenWhilePolling,
             Slot::Parked(rest, runtime) => {
                 drop(slot);
-                let rest = WOKEN_HERE.with(|here| match here.try_borrow_mut() {
-                    Ok(mut here) => match here.as_mut() {
-                        Some(here) => {
-                            here.push((rest, runtime.clone()));
-                            None
-                        }
-                        None => Some(rest),
-                    },
-                    Err(_) => Some(rest),
-                });
-                if let Some(rest) = rest {
+                // Woken by a thread reading the answer: the call goes on there, after the read.
+                if woken_here::active() {
+                    woken_here::defer(Box::new(move || rest.poll_here(runtime)));
+                } else {
                     rest.spawn_on(&runtime);
                 }
             }

@@ -22,3 +22,4 @@ pub mod stdin_writer;
 pub mod stdio;
 pub mod stdio_lines;
 pub mod task_hints;
+pub mod woken_here;

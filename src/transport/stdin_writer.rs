@@ -14,6 +14,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 
+use std::cell::RefCell;
+
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::process::ChildStdin;
 use tokio::sync::Notify;
@@ -85,6 +87,17 @@ impl StdinWriter {
         }
         state.accepted += lines.len() as u64;
         let mark = state.accepted;
+        if let Some(first) = self.cork(&mut state, lines) {
+            drop(state);
+            if first {
+                CORKED.with(|corked| {
+                    if let Some(corked) = corked.borrow_mut().as_mut() {
+                        corked.push(self.clone());
+                    }
+                });
+            }
+            return Ok(mark);
+        }
         let rest = match direct_write(&mut state, lines) {
             Ok(rest) => rest,
             Err(error) => {
@@ -102,6 +115,55 @@ impl StdinWriter {
         Ok(mark)
     }
 
+    /// Under [`corked`], queues `lines` for the end of it: `Some(true)` if this thread must
+    /// write them then (the queue was empty), `Some(false)` if whoever holds the queue
+    /// already does (a flusher woken for it, or another corked thread). `None`: not corked.
+    fn cork(&self, state: &mut State, lines: &[u8]) -> Option<bool> {
+        if !CORKED.with(|corked| corked.try_borrow().is_ok_and(|c| c.is_some())) {
+            return None;
+        }
+        let first = state.queued.is_empty();
+        state.queued.extend_from_slice(lines);
+        Some(first)
+    }
+
+    /// The end of a [`corked`] stretch: writes what is queued, as the flusher would, when
+    /// nothing is being written ahead of it; what the pipe does not take now, the flusher
+    /// writes.
+    fn uncork(&self) {
+        let mut state = self.lock();
+        if state.queued.is_empty() || state.closed.is_some() {
+            return;
+        }
+        if !state.writing {
+            let queued = std::mem::take(&mut state.queued);
+            let written = direct_write(&mut state, &queued);
+            // rmcp's flush may wait for what was just written.
+            let waiter = state.flush_waiter.take();
+            match written {
+                Ok(rest) if rest.is_empty() => {
+                    // The buffer goes back for the next stretch.
+                    state.queued = queued;
+                    state.queued.clear();
+                    drop(state);
+                    if let Some(waiter) = waiter {
+                        waiter.wake();
+                    }
+                    return;
+                }
+                Ok(rest) => state.queued = rest.to_vec(),
+                Err(_) => {}
+            }
+            drop(state);
+            if let Some(waiter) = waiter {
+                waiter.wake();
+            }
+        } else {
+            drop(state);
+        }
+        self.inner.wake.notify_one();
+    }
+
     /// rmcp's side of the pipe.
     pub fn for_rmcp(&self) -> RmcpStdin {
         RmcpStdin {
@@ -116,6 +178,43 @@ impl StdinWriter {
         self.lock().closing = true;
         self.inner.wake.notify_one();
     }
+}
+
+thread_local! {
+    /// The writers lines were queued for under [`corked`] on this thread.
+    static CORKED: RefCell<Option<Vec<StdinWriter>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`; the lines it hands over on this thread go out together after it, many lines per
+/// `write` (one per server), instead of one `write` each. For a stretch that starts many
+/// calls at once. Lines handed over by other threads meanwhile keep their place behind the
+/// queued ones. Nested, the outer stretch writes.
+pub fn corked<R>(f: impl FnOnce() -> R) -> R {
+    let outer = CORKED.with(|corked| {
+        let mut corked = corked.borrow_mut();
+        let outer = corked.is_some();
+        if !outer {
+            *corked = Some(Vec::new());
+        }
+        outer
+    });
+    if outer {
+        return f();
+    }
+    // On unwinding too: what was queued is still written.
+    struct Uncork;
+    impl Drop for Uncork {
+        fn drop(&mut self) {
+            let writers = CORKED.with(|corked| corked.borrow_mut().take().unwrap_or_default());
+            for writer in writers {
+                writer.uncork();
+            }
+        }
+    }
+    let uncork = Uncork;
+    let result = f();
+    drop(uncork);
+    result
 }
 
 /// Writes what the pipe takes now, when nothing is queued ahead; returns what is left.
@@ -341,6 +440,79 @@ mod tests {
             assert_eq!(seen, (0..50).collect::<Vec<_>>());
         }
         assert!(writer.write_lines(b"late\n").is_err());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn corked_lines_go_out_together_in_order_and_rmcps_flush_learns_of_it() {
+        struct Wakes(std::sync::atomic::AtomicUsize);
+        impl std::task::Wake for Wakes {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let mut child = cat();
+        let writer = StdinWriter::new(child.stdin.take().unwrap());
+        let out = child.stdout.take().unwrap();
+        let reader = tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(out).lines();
+            let mut all = Vec::new();
+            while let Some(line) = lines.next_line().await.unwrap() {
+                all.push(line);
+            }
+            all
+        });
+        let mut rmcp = writer.for_rmcp();
+        let wakes = Arc::new(Wakes(std::sync::atomic::AtomicUsize::new(0)));
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        corked(|| {
+            for i in 0..50 {
+                writer
+                    .write_lines(format!("corked {i}\n").as_bytes())
+                    .unwrap();
+            }
+            // rmcp's line on this thread is corked too; its flush waits for it.
+            assert!(
+                Pin::new(&mut rmcp)
+                    .poll_write(&mut cx, b"rmcp\n")
+                    .is_ready()
+            );
+            assert!(Pin::new(&mut rmcp).poll_flush(&mut cx).is_pending());
+            // Nothing is in the pipe yet.
+            assert_eq!(writer.lock().written, 0);
+        });
+        // All of it in one `write`, and rmcp's flush told.
+        let (written, accepted) = {
+            let state = writer.lock();
+            (state.written, state.accepted)
+        };
+        assert_eq!(written, accepted);
+        assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(Pin::new(&mut rmcp).poll_flush(&mut cx).is_ready());
+        // Another thread's line, handed over meanwhile, goes behind what is corked.
+        let from_elsewhere = writer.clone();
+        corked(|| {
+            for i in 50..100 {
+                writer
+                    .write_lines(format!("corked {i}\n").as_bytes())
+                    .unwrap();
+                if i == 70 {
+                    std::thread::scope(|scope| {
+                        scope.spawn(|| from_elsewhere.write_lines(b"elsewhere\n").unwrap());
+                    });
+                }
+            }
+        });
+        writer.write_lines(b"after\n").unwrap();
+        rmcp.shutdown().await.unwrap();
+        drop(rmcp);
+        let mut expected: Vec<String> = (0..50).map(|i| format!("corked {i}")).collect();
+        expected.push("rmcp".to_owned());
+        expected.extend((50..=70).map(|i| format!("corked {i}")));
+        expected.push("elsewhere".to_owned());
+        expected.extend((71..100).map(|i| format!("corked {i}")));
+        expected.push("after".to_owned());
+        assert_eq!(reader.await.unwrap(), expected);
     }
 
     #[tokio::test]

@@ -266,6 +266,13 @@ impl<R: AsyncRead + Unpin> AsyncRead for CheckedLines<R> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        // The lane calls this read answers go on here once it is done (see `woken_here`).
+        super::woken_here::reading(|| self.read_lines(cx, buf))
+    }
+}
+
+impl<R: AsyncRead + Unpin> CheckedLines<R> {
+    fn read_lines(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         let mut state = self.state();
         let this = &mut *state;
         loop {
