@@ -26,6 +26,7 @@ pub mod oauth;
 pub mod options;
 pub mod parallel;
 pub mod policy;
+pub mod runtime;
 pub mod secrets;
 pub mod security;
 pub mod server;

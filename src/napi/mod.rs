@@ -27,6 +27,16 @@ use ::napi::bindgen_prelude::{
     Env, Error, Function, JsObjectValue, Object, Result, Status, Unknown, ValueType,
 };
 
+/// The addon's tokio runtime ([`crate::runtime`]), handed to napi-rs when the addon is loaded
+/// (it would otherwise make one with a worker per core). If it cannot be built, napi-rs's own
+/// is used.
+#[napi_derive::module_init]
+fn init() {
+    if let Ok(runtime) = crate::runtime::build() {
+        ::napi::bindgen_prelude::create_custom_tokio_runtime(runtime);
+    }
+}
+
 /// A JS value as JSON, serialised by V8's `JSON.stringify` (so `toJSON` applies and `undefined`
 /// members are dropped, as anywhere else in JS); `undefined` itself becomes `null` so validators
 /// report it. A cycle or a BigInt is V8's TypeError, a clear error instead of a crash.
