@@ -189,19 +189,23 @@ fn request_line(id: u64, params: &mut CallToolRequestParams) -> serde_json::Resu
                 request_state: params.request_state.as_deref(),
             },
         }),
-        Some(_) => {
-            params
-                .meta
-                .get_or_insert_with(RequestMetaObject::new)
-                .set_progress_token(token(id));
-            serde_json::to_vec(&Request {
-                jsonrpc: "2.0",
-                id,
-                method: "tools/call",
-                params: &*params,
-            })
-        }
+        Some(_) => with_rmcps_types(id, params),
     }
+}
+
+/// [`request_line`] through rmcp's own types: the token set in `params`' `_meta`, then the
+/// params serialised.
+fn with_rmcps_types(id: u64, params: &mut CallToolRequestParams) -> serde_json::Result<Vec<u8>> {
+    params
+        .meta
+        .get_or_insert_with(RequestMetaObject::new)
+        .set_progress_token(token(id));
+    serde_json::to_vec(&Request {
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: &*params,
+    })
 }
 
 /// The progress token of lane request `id`.
@@ -243,21 +247,6 @@ struct TokenOnly {
 mod tests {
     use super::*;
 
-    /// The line rmcp's own types give: the token set in `_meta`, then the params serialised.
-    fn as_rmcp_writes_it(id: u64, mut params: CallToolRequestParams) -> Vec<u8> {
-        params
-            .meta
-            .get_or_insert_with(RequestMetaObject::new)
-            .set_progress_token(token(id));
-        serde_json::to_vec(&Request {
-            jsonrpc: "2.0",
-            id,
-            method: "tools/call",
-            params: &params,
-        })
-        .unwrap()
-    }
-
     #[test]
     fn the_request_is_written_as_rmcps_types_write_it() {
         let arguments = serde_json::json!({"text": "hi \u{2028} \"q\"", "n": [1, 2.5, null]});
@@ -273,7 +262,7 @@ mod tests {
         with_meta.meta = Some(meta);
         for params in [CallToolRequestParams::new("t"), all, with_meta] {
             let id = LANE_BASE + 7;
-            let expected = as_rmcp_writes_it(id, params.clone());
+            let expected = with_rmcps_types(id, &mut params.clone()).unwrap();
             let mut given = params;
             assert_eq!(
                 String::from_utf8(request_line(id, &mut given).unwrap()).unwrap(),

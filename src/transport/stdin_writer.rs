@@ -370,6 +370,15 @@ mod tests {
     use super::*;
     use tokio::io::AsyncBufReadExt;
 
+    async fn all_lines(out: tokio::process::ChildStdout) -> Vec<String> {
+        let mut lines = tokio::io::BufReader::new(out).lines();
+        let mut all = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            all.push(line);
+        }
+        all
+    }
+
     fn cat() -> tokio::process::Child {
         tokio::process::Command::new("cat")
             .stdin(std::process::Stdio::piped())
@@ -385,14 +394,7 @@ mod tests {
         let writer = StdinWriter::new(child.stdin.take().unwrap());
         let mut rmcp = writer.for_rmcp();
         let out = child.stdout.take().unwrap();
-        let reader = tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(out).lines();
-            let mut all = Vec::new();
-            while let Some(line) = lines.next_line().await.unwrap() {
-                all.push(line);
-            }
-            all
-        });
+        let reader = tokio::spawn(all_lines(out));
         // Lines larger than a pipe's buffer, from several threads, while rmcp writes pieces.
         let big = "x".repeat(200_000);
         let mut tasks = Vec::new();
@@ -453,14 +455,7 @@ mod tests {
         let mut child = cat();
         let writer = StdinWriter::new(child.stdin.take().unwrap());
         let out = child.stdout.take().unwrap();
-        let reader = tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(out).lines();
-            let mut all = Vec::new();
-            while let Some(line) = lines.next_line().await.unwrap() {
-                all.push(line);
-            }
-            all
-        });
+        let reader = tokio::spawn(all_lines(out));
         let mut rmcp = writer.for_rmcp();
         let wakes = Arc::new(Wakes(std::sync::atomic::AtomicUsize::new(0)));
         let waker = Waker::from(wakes.clone());
