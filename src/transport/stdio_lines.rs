@@ -341,7 +341,7 @@ const LINES_PER_TURN: usize = 64;
 /// and `lines` lines. Lines already read cost the reader no I/O, so tokio's budget never
 /// makes rmcp's task yield while it goes through them, and rmcp spawns a task for every
 /// notification: with one worker, a flood of 100,000 notifications spawned them faster than
-/// they ran (180 MB, and calls to other servers waited 300 ms). So rmcp's task yields after
+/// they ran (182 MB, and calls to other servers waited 400 ms). So rmcp's task yields after
 /// [`LINES_PER_TURN`] lines, behind the tasks it spawned meanwhile.
 fn lines_to_hand_over(ready: &[u8], room: usize, lines: usize) -> (usize, usize) {
     let within = &ready[..ready.len().min(room)];
@@ -803,10 +803,6 @@ mod tests {
         assert_eq!(fault, None);
     }
 
-    /// Another thread reading in the reader's place (as the addon's JS thread does): the reader
-    /// gets every line, in order, whoever read it; a large message is handed back; after
-    /// `set_polled(false)` the reader reads itself again. Real child process, real pipe.
-    #[cfg(unix)]
     /// The other thread (the JS thread) reads while a call is alone; if rmcp does not take the
     /// lines it reads as fast as a server writes them, it hands reading back to the reader
     /// instead of queueing them without bound.
@@ -849,6 +845,10 @@ mod tests {
         assert!(queued < HAND_OVER + CHUNK, "{queued} bytes queued");
     }
 
+    /// Another thread reading in the reader's place (as the addon's JS thread does): the reader
+    /// gets every line, in order, whoever read it; a large message is handed back; after
+    /// `set_polled(false)` the reader reads itself again. Real child process, real pipe.
+    #[cfg(unix)]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn another_thread_reads_in_the_readers_place() {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
