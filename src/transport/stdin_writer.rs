@@ -135,33 +135,31 @@ impl StdinWriter {
         if state.queued.is_empty() || state.closed.is_some() {
             return;
         }
+        // rmcp's flush may wait for what is written here.
+        let mut waiter = None;
         if !state.writing {
             let queued = std::mem::take(&mut state.queued);
             let written = direct_write(&mut state, &queued);
-            // rmcp's flush may wait for what was just written.
-            let waiter = state.flush_waiter.take();
+            waiter = state.flush_waiter.take();
             match written {
-                Ok(rest) if rest.is_empty() => {
-                    // The buffer goes back for the next stretch.
+                // The buffer goes back for the next stretch.
+                Ok([]) => {
                     state.queued = queued;
                     state.queued.clear();
-                    drop(state);
-                    if let Some(waiter) = waiter {
-                        waiter.wake();
-                    }
-                    return;
                 }
                 Ok(rest) => state.queued = rest.to_vec(),
                 Err(_) => {}
             }
-            drop(state);
-            if let Some(waiter) = waiter {
-                waiter.wake();
-            }
-        } else {
-            drop(state);
         }
-        self.inner.wake.notify_one();
+        // The flusher writes what is left, or closes the pipe that broke.
+        let for_flusher = state.writing || !state.queued.is_empty() || state.closed.is_some();
+        drop(state);
+        if let Some(waiter) = waiter {
+            waiter.wake();
+        }
+        if for_flusher {
+            self.inner.wake.notify_one();
+        }
     }
 
     /// rmcp's side of the pipe.
