@@ -283,8 +283,8 @@ fn spellings(v: &str) -> Vec<Zeroizing<String>> {
 /// too often.
 const MIN_BASE64_CORE: usize = 8;
 
-/// Base64 spellings of `v`: the whole padded encoding (standard and URL-safe
-/// alphabets), and for each alignment 0..3 inside a longer byte string, the
+/// Base64 spellings of `v`: the whole encoding with and without padding (standard and
+/// URL-safe alphabets), and for each alignment 0..3 inside a longer byte string, the
 /// characters that encode only bytes of `v`.
 fn base64_spellings(v: &str) -> Vec<Zeroizing<String>> {
     use base64::Engine as _;
@@ -307,6 +307,12 @@ fn base64_spellings(v: &str) -> Vec<Zeroizing<String>> {
         }
     }
     if whole.len() >= MIN_BASE64_CORE {
+        // Without padding, the last character of the whole encoding holds the value's last
+        // 2 or 4 bits (the rest zero); the core above stops before it.
+        let unpadded = whole.trim_end_matches('=');
+        if unpadded.len() < whole.len() {
+            out.push(Zeroizing::new(unpadded.to_owned()));
+        }
         out.push(whole);
     }
     // The URL-safe alphabet differs only in '+' → '-' and '/' → '_'.
