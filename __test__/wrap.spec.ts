@@ -1,10 +1,11 @@
 // The exported wrapExternalContent / detectSuspiciousPatterns against the golden
 // vectors produced by the original JavaScript (tests/fixtures/vectors, see its README).
 
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { native, ROOT } from './helpers'
+import { native, NODE, ROOT } from './helpers'
 
 const { wrapExternalContent, detectSuspiciousPatterns } = native
 
@@ -243,4 +244,43 @@ describe('long content (searched and wrapped a block at a time, scanned on a sec
       if (name === 'hostile') expect(patterns.map((p: string) => p.slice(0, 6))).toEqual(['ignore', '\\bexec', 'rm\\s+-'])
     })
   }
+})
+
+describe('long texts are handed to V8 without a copy (external strings)', () => {
+  // From 64 KiB a text reaches JS as an external string: V8 keeps the addon's buffer and the
+  // addon frees it when the string is collected. In a child process with `--expose-gc`: strings
+  // kept across many collections stay intact (freed too early, they would not), and strings
+  // dropped are freed (400 texts of 2 MB: kept, they would add 800 MB). Each text ends with a
+  // marker, so that its wrapped form is new text (unchanged content is joined to the caller's own
+  // JS string instead).
+  it('stay intact while referenced and are freed once collected', () => {
+    const script = `
+      const { scanAndWrapExternalContent } = require(${JSON.stringify(path.join(ROOT, 'index.js'))})
+      const opts = { source: 'mcp_server', sender: 'strings' }
+      const marker = '<<<EXTERNAL_UNTRUSTED_CONTENT>>>'
+      const kinds = { ascii: 'a', latin1: '\u00e9', utf16: '\u65e5\u672c\ud83d\ude00' }
+      const kept = {}
+      const want = {}
+      for (const [kind, unit] of Object.entries(kinds)) {
+        want[kind] = kind + ':' + unit.repeat(100000)
+        kept[kind] = scanAndWrapExternalContent(want[kind] + marker, opts).wrapped
+      }
+      globalThis.gc()
+      const base = process.memoryUsage().rss
+      for (let i = 0; i < 400; i++) {
+        const text = i + '\u65e5\u672c'.repeat(500000)
+        const wrapped = scanAndWrapExternalContent(text + marker, opts).wrapped
+        if (!wrapped.includes(text)) throw new Error('text ' + i + ' changed')
+        if (i % 10 === 9) globalThis.gc()
+      }
+      globalThis.gc()
+      const grownMb = (process.memoryUsage().rss - base) / 1e6
+      const intact = Object.keys(kinds).filter((kind) => kept[kind].includes(want[kind]))
+      console.log(JSON.stringify({ grownMb, intact }))
+    `
+    const out = execFileSync(NODE, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 60_000 })
+    const { grownMb, intact } = JSON.parse(out.trim().split('\n').pop() as string)
+    expect(intact).toEqual(['ascii', 'latin1', 'utf16'])
+    expect(grownMb).toBeLessThan(200)
+  })
 })
