@@ -49,7 +49,15 @@ pub enum Line {
 pub fn read(line: &[u8]) -> Line {
     let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let Ok(envelope) = serde_json::from_slice::<Envelope<'_>>(line) else {
+    // UTF-8 is checked once over the whole line, vectorised, and a valid line (what every
+    // well-behaved server sends) is read as text: serde then skips the check it makes of every
+    // string it reads, which for a large result was a slower second pass over it. A line that is
+    // not UTF-8 is read as bytes, as before.
+    let envelope = match simdutf8::basic::from_utf8(line) {
+        Ok(text) => serde_json::from_str::<Envelope<'_>>(text),
+        Err(_) => serde_json::from_slice::<Envelope<'_>>(line),
+    };
+    let Ok(envelope) = envelope else {
         return as_rmcp_reads_it(line);
     };
     if envelope.method {
@@ -381,6 +389,30 @@ mod tests {
             // The lane reads each line as rmcp does ("other": left to rmcp).
             assert_eq!(lane_reading(line), rmcp_reading(line), "{line}");
         }
+    }
+
+    /// UTF-8 is checked before parsing, so a line is read as text or as bytes: a line with bytes
+    /// that are not UTF-8 in a string is still read as rmcp reads it (not at all: it is left to
+    /// `stdio_lines`' repair), and a valid one keeps its non-ASCII text whole.
+    #[test]
+    fn lines_are_read_alike_as_text_and_as_bytes() {
+        let id = LANE_BASE + 7;
+        let line = |text: &[u8]| {
+            let mut line = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":""#
+            )
+            .into_bytes();
+            line.extend_from_slice(text);
+            line.extend_from_slice(b"\"}]}}");
+            line
+        };
+        let bad = line(b"caf\xe9 \xff");
+        assert!(serde_json::from_slice::<ServerJsonRpcMessage>(&bad).is_err());
+        assert!(matches!(read(&bad), Line::Other));
+        let good = String::from_utf8(line("caf\u{e9} \u{65e5}\\n\u{1F600}".as_bytes())).unwrap();
+        let reading = lane_reading(&good);
+        assert_eq!(reading, rmcp_reading(&good));
+        assert!(reading.starts_with("call ") && reading.contains("caf\u{e9} \u{65e5}\\n\u{1F600}"));
     }
 
     #[test]
