@@ -50,8 +50,9 @@ pub(crate) const LEGACY_PATTERN_COUNT: usize = 12;
 
 /// Speed only: a literal every match of the pattern at that index must
 /// contain (case-insensitively), checked first. Used where the pattern's own
-/// leading literal is frequent in prose (`rm`, a line terminator).
-const REQUIRED: [(usize, &str); 2] = [(8, "-rf"), (13, "System:")];
+/// leading literal is frequent in prose (`rm`, a line terminator) or markup (`</`, in every
+/// HTML closing tag).
+const REQUIRED: [(usize, &str); 3] = [(8, "-rf"), (10, "system>"), (13, "System:")];
 
 struct Pattern {
     re: jsre::JsRegex,
@@ -243,6 +244,7 @@ mod tests {
     #[test]
     fn required_literals_are_in_the_pattern() {
         assert!(PATTERNS[8].0.ends_with(r"\s+-rf"));
+        assert!(PATTERNS[10].0.ends_with(r"system>"));
         assert!(PATTERNS[13].0.ends_with(r"\s*System:\s+"));
         for (i, lit) in REQUIRED {
             let p = &compiled()[i];
