@@ -1,13 +1,17 @@
 // A single-client loop to profile one scenario (perf, node --cpu-prof):
 //
-//   node bench/prof/driver.mjs --what tools|exec|conc|large|wrap|invalid [--client native|sdk]
+//   node bench/prof/driver.mjs --what tools|exec|conc|large|wrap|invalid [--client native|sdk|floor]
 //        [--addon PATH] [--seconds S] [--bytes N] [--conc C]
+//
+// `--what large --gc` (needs `node --expose-gc`) times each call alone after a gc(), as the
+// bench's large-result rows do, and prints the median; `--conc-first S` first runs 64 tiny
+// calls in flight for S seconds (the bench runs those rows before the large ones).
 //
 // e.g.  perf record -e cpu-clock -F 2000 -g -o bench/prof/out/tools.data -- \
 //         node --perf-basic-prof bench/prof/driver.mjs --what tools --addon bench/.native/prof/mcp-native.linux-x64-gnu.node
 // Prints the operation count and the mean time per operation.
 
-import { nativeContender, sdkContender, serverSpec, loadNative } from '../lib/contenders.mjs'
+import { floorContender, nativeContender, sdkContender, serverSpec, loadNative } from '../lib/contenders.mjs'
 import { wrapToolResult } from '../lib/openclaw-wrap.mjs'
 import { genText } from '../lib/text.mjs'
 
@@ -24,7 +28,7 @@ const bytes = Number(opt('--bytes', '1000000'))
 const conc = Number(opt('--conc', '64'))
 const server = opt('--server', 'rust')
 
-const contender = client === 'native' ? nativeContender(addon) : sdkContender()
+const contender = client === 'native' ? nativeContender(addon) : client === 'floor' ? floorContender() : sdkContender()
 let ops = 0
 const t0 = performance.now()
 const end = t0 + seconds * 1000
@@ -57,6 +61,29 @@ if (what === 'wrap') {
     // I/O, so this is the cost of creating and settling a tool call's promise
     const call = s.caller('echo')
     while (performance.now() < stop) { await call([1]); ops++ }
+  } else if (what === 'large' && argv.includes('--gc')) {
+    const concFirst = Number(opt('--conc-first', '0'))
+    if (concFirst > 0) {
+      const echo = s.caller('echo')
+      const until = performance.now() + concFirst * 1000
+      await Promise.all(Array.from({ length: 64 }, async () => { while (performance.now() < until) await echo({ text: 'hi' }) }))
+    }
+    const call = s.caller('text')
+    for (let i = 0; i < 2; i++) s.text(await call({ bytes }))
+    const times = []
+    const until = performance.now() + seconds * 1000
+    while (performance.now() < until) {
+      gc()
+      const t = performance.now()
+      const result = await call({ bytes })
+      times.push(performance.now() - t)
+      s.text(result)
+    }
+    times.sort((a, b) => a - b)
+    const at = (q) => times[Math.floor(q * (times.length - 1))].toFixed(2)
+    await s.shutdown()
+    console.log(`${client} large, gc() before each: ${times.length} calls, median ${at(0.5)} ms (p25 ${at(0.25)}, p75 ${at(0.75)})`)
+    process.exit(0)
   } else if (what === 'large') {
     const call = s.caller('text')
     while (performance.now() < stop) { s.text(await call({ bytes })); ops++ }
