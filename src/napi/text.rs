@@ -12,16 +12,10 @@ use ::napi::bindgen_prelude::*;
 use crate::js_text::{JsText, from_utf16};
 
 pub fn js_string<'env>(env: &'env Env, text: JsText) -> Result<JsString<'env>> {
-    let text = match text {
+    match text {
         JsText::Ascii(text) => latin1(env, text.into_bytes()),
         JsText::Latin1(bytes) => latin1(env, bytes),
         JsText::Utf16(units) => utf16(env, units),
-    };
-    match text {
-        // SAFETY: a string value Node just made in this env.
-        Ok(value) => unsafe { JsString::from_napi_value(env.raw(), value) },
-        Err(Copy::Latin1(bytes)) => env.create_string_latin1(&bytes),
-        Err(Copy::Utf16(units)) => env.create_string_utf16(&units),
     }
 }
 
@@ -36,22 +30,24 @@ const EXTERNAL_FROM_BYTES: usize = 64 << 10;
 /// itself when it does, so an external string never comes near its limit (2^29 - 24).
 const EXTERNAL_UP_TO: usize = 1 << 28;
 
-/// A text to copy into V8 instead.
-enum Copy {
-    Latin1(Vec<u8>),
-    Utf16(Vec<u16>),
-}
-
-fn latin1(env: &Env, bytes: Vec<u8>) -> std::result::Result<sys::napi_value, Copy> {
+fn latin1(env: &Env, bytes: Vec<u8>) -> Result<JsString<'_>> {
     static CREATE: OnceLock<Option<CreateExternal<u8>>> = OnceLock::new();
     let create = CREATE.get_or_init(|| node_api(c"node_api_create_external_string_latin1"));
-    external(env, *create, bytes.len(), bytes).map_err(Copy::Latin1)
+    match external(env, *create, bytes) {
+        // SAFETY: a string value Node just made in this env.
+        Ok(value) => unsafe { JsString::from_napi_value(env.raw(), value) },
+        Err(bytes) => env.create_string_latin1(&bytes),
+    }
 }
 
-fn utf16(env: &Env, units: Vec<u16>) -> std::result::Result<sys::napi_value, Copy> {
+fn utf16(env: &Env, units: Vec<u16>) -> Result<JsString<'_>> {
     static CREATE: OnceLock<Option<CreateExternal<u16>>> = OnceLock::new();
     let create = CREATE.get_or_init(|| node_api(c"node_api_create_external_string_utf16"));
-    external(env, *create, units.len() * 2, units).map_err(Copy::Utf16)
+    match external(env, *create, units) {
+        // SAFETY: a string value Node just made in this env.
+        Ok(value) => unsafe { JsString::from_napi_value(env.raw(), value) },
+        Err(units) => env.create_string_utf16(&units),
+    }
 }
 
 /// `node_api_create_external_string_latin1` / `_utf16` (Node 20.4+, 18.18+).
@@ -90,10 +86,10 @@ fn node_api<T>(_name: &CStr) -> Option<CreateExternal<T>> {
 fn external<T, B: AsRef<[T]> + 'static>(
     env: &Env,
     create: Option<CreateExternal<T>>,
-    bytes: usize,
     data: B,
 ) -> std::result::Result<sys::napi_value, B> {
     let len = data.as_ref().len();
+    let bytes = std::mem::size_of_val(data.as_ref());
     let Some(create) = create.filter(|_| bytes >= EXTERNAL_FROM_BYTES && len <= EXTERNAL_UP_TO)
     else {
         return Err(data);

@@ -544,13 +544,13 @@ fn release_if_large(buf: &mut Vec<u8>) {
 
 /// Whether `line` passes unchanged.
 fn passes(line: &[u8]) -> bool {
-    std::str::from_utf8(line).is_ok()
+    simdutf8::basic::from_utf8(line).is_ok()
         && !(may_nest_deeper(line, MAX_NESTING) && scan(line).depth > MAX_NESTING)
 }
 
 /// Appends `line` and a newline to `out`, or what stands in for it (see the module docs).
 fn push_checked(out: &mut Vec<u8>, line: &[u8]) {
-    let repaired = match std::str::from_utf8(line) {
+    let repaired = match simdutf8::basic::from_utf8(line) {
         Ok(_) => None,
         Err(_) => Some(String::from_utf8_lossy(line).into_owned()),
     };
