@@ -23,6 +23,7 @@ const COMMANDS = {
   serve: () => require('./cli/commands/serve').serve,
   login: () => require('./cli/commands/login').loginOrLogout,
   logout: () => require('./cli/commands/login').loginOrLogout,
+  openclaw: () => require('./cli/commands/openclaw').openclaw,
 }
 
 async function main(argv) {

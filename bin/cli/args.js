@@ -2,7 +2,7 @@
 // The command line, read into { command, positional, flags }. Every error names the flag or the
 // argument it is about; nothing is read from the environment here.
 
-const COMMANDS = ['run', 'status', 'tools', 'call', 'resources', 'prompts', 'probe', 'doctor', 'import', 'serve', 'login', 'logout']
+const COMMANDS = ['run', 'status', 'tools', 'call', 'resources', 'prompts', 'probe', 'doctor', 'import', 'serve', 'login', 'logout', 'openclaw']
 
 /** Flags every command takes: name → whether it takes a value. */
 const GLOBAL = {
@@ -32,9 +32,10 @@ const COMMAND_FLAGS = {
   serve: { flags: { '--http': true, '--host': true, '--stateless': false }, positional: [0, 0] },
   login: { flags: { '--code': false }, positional: [1, 1] },
   logout: { flags: {}, positional: [1, 1] },
+  openclaw: { flags: { '--plugin-dir': true, '--cached': false }, positional: [1, 1] },
 }
 
-const POSITIONAL_NAMES = { tools: 'SERVER', call: 'TOOL', probe: 'SERVER', import: 'FILE', login: 'SERVER', logout: 'SERVER' }
+const POSITIONAL_NAMES = { tools: 'SERVER', call: 'TOOL', probe: 'SERVER', import: 'FILE', login: 'SERVER', logout: 'SERVER', openclaw: 'a subcommand (sync)' }
 
 class UsageError extends Error {
   constructor(message, command) {

@@ -30,7 +30,8 @@ const COMMANDS = `Commands:
   import FILE       convert any config this package reads to an McpConfig or openclaw.json
   serve             serve every server's tools as one MCP server (stdio, or --http PORT)
   login SERVER      sign in to an OAuth server
-  logout SERVER     delete an OAuth server's stored tokens`
+  logout SERVER     delete an OAuth server's stored tokens
+  openclaw sync     declare the OpenClaw plugin's tools (contracts.tools) from openclaw.json`
 
 const MAIN = `usage: openclaw-mcp-native [COMMAND] [OPTIONS]
 
@@ -137,6 +138,27 @@ ${GLOBAL}`,
 Deletes the stored OAuth tokens of SERVER.
 
 ${GLOBAL}`,
+  openclaw: `usage: openclaw-mcp-native openclaw sync [--config OPENCLAW_JSON] [--plugin-dir DIR] [--cached]
+
+For the OpenClaw plugin (openclaw plugins install @openclaw/mcp-native). OpenClaw offers a
+plugin's tool only when its name is declared in the plugin's openclaw.plugin.json
+(contracts.tools), which it reads when the gateway starts. sync starts the servers the plugin
+runs for the openclaw.json (OpenClaw's mcp.servers, or the plugin's own config), writes every
+agent's tool names there and their definitions to openclaw.tools.json (offered while the servers
+start), and prints per server its tools and what changed since the last sync. A server that does
+not start keeps the tools of the last sync. Restart the gateway afterwards.
+
+  --config FILE     the openclaw.json (default $OPENCLAW_CONFIG_PATH, else
+                    $OPENCLAW_STATE_DIR/openclaw.json, else ~/.openclaw/openclaw.json)
+  --plugin-dir DIR  where OpenClaw installed the plugin (default: this package's own directory,
+                    right for 'openclaw plugins install -l' and for the installed copy's own bin)
+  --cached          take a server's tools from the tool cache (~/.openclaw/mcp-native/tools)
+                    when it has them, without starting the server
+  --timeout D       how long each server's start may take
+  --json            the result as JSON: { names, servers: [{ server, status, tools, change }], ... }
+
+Exit status: 0 when every server started; 1 when one did not (its last synced tools are kept);
+2 for a usage or config error.`,
 }
 
 function usage(command) {
