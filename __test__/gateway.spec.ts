@@ -60,6 +60,61 @@ describe('openclaw-mcp-native serve', () => {
     expect(err).toMatch(/Serving 4 tools at http:\/\/127\.0\.0\.1:\d+\/mcp/)
   })
 
+  it("the gateway's options: --names upstream, --no-wrap, --servers, --allow/--deny", async () => {
+    const config = path.join(tempDir(), 'mcp.json')
+    fs.writeFileSync(config, JSON.stringify({ servers: { example: echoServer(), fault: faultServer() } }))
+    const lines = await drive({
+      connect: {
+        command: NODE,
+        args: [CLI, 'serve', '--config', config, '--names', 'upstream', '--no-wrap', '--servers', 'example', '--allow', 'mcp_example_*', '--deny', '*_current_time'],
+      },
+      steps: [{ op: 'listTools' }, { op: 'callTool', name: 'add', args: { a: 40, b: 2 } }],
+    })
+    expect(lines[0]).toMatchObject({ op: 'connect', ok: true })
+    // The servers' own names, of the one server shown, minus what deny leaves out.
+    expect(step(lines, 0).result.tools.map((t: any) => t.name)).toEqual(['echo', 'add', 'word_count'])
+    // The result as the server sent it: no untrusted-content wrapper.
+    expect(step(lines, 1).result.content).toEqual([{ type: 'text', text: '42' }])
+  })
+
+  it('--results rich and --limits reach the gateway', async () => {
+    const config = path.join(tempDir(), 'mcp.json')
+    fs.writeFileSync(config, JSON.stringify({ servers: { fault: faultServer(['--rich']) } }))
+    const lines = await drive({
+      connect: { command: NODE, args: [CLI, 'serve', '--config', config, '--results', 'rich', '--limits', '{"maxImages":1}'] },
+      steps: [{ op: 'callTool', name: 'mcp_fault_images', args: { count: 3, kind: 'png' } }],
+    })
+    const content = step(lines, 0).result.content
+    // Rich mode passes images on; the limit keeps one and says what it dropped.
+    expect(content.filter((c: any) => c.type === 'image')).toHaveLength(1)
+    expect(texts(step(lines, 0))).toContain('dropped image (item')
+    expect(texts(step(lines, 0))).toContain('more than maxImages 1')
+  })
+
+  it("a bad gateway option is a usage error naming the flag, before any server starts", async () => {
+    const run = (...args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        execFile(NODE, [CLI, 'serve', ...args], (error, _out, stderr) => resolve({ code: error ? (error as any).code : 0, stderr })))
+    const cases: Array<[string[], string]> = [
+      [['--names', 'server'], "--names: expected 'manager' or 'upstream', got 'server'"],
+      [['--results', 'fancy'], "--results: expected 'compat' or 'rich', got 'fancy'"],
+      [['--schemas', 'exact'], "--schemas: expected 'compat' or 'faithful', got 'exact'"],
+      [['--servers', 'nope'], "--servers: no enabled server named 'nope' (servers: example)"],
+      [['--deny', 'a,,b'], "--deny: expected a comma-separated list without empty entries, got 'a,,b'"],
+      [['--limits', '{"maxImages":-1}'], '--limits: limits.maxImages must be a non-negative integer'],
+      [['--limits', '{"maxImage":1}'], '--limits: limits.maxImage is not a known limit'],
+      [['--limits', 'strict'], "--limits: expected 'openclaw', a JSON object or @FILE"],
+      [['--no-wrap=yes'], '--no-wrap takes no value'],
+    ]
+    for (const [args, message] of cases) {
+      const r = await run(...args)
+      expect({ args, code: r.code }).toEqual({ args, code: 2 })
+      expect(r.stderr).toContain(message)
+      // Nothing was started: no start display.
+      expect(r.stderr).not.toMatch(/ready|starting|connected|Serving/)
+    }
+  })
+
   it('--host without --http is a usage error naming the flag', async () => {
     const r = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
       execFile(NODE, [CLI, 'serve', '--host', '0.0.0.0'], (error, _out, stderr) => resolve({ code: error ? (error as any).code : 0, stderr })))

@@ -110,7 +110,7 @@ Reads FILE in any config shape this package reads (see --config) and prints it o
 Values equal to the defaults are left out; what was ignored on the way is listed on stderr.
 
 ${GLOBAL}`,
-  serve: `usage: openclaw-mcp-native serve [--http PORT [--host H] [--stateless]] [OPTIONS]
+  serve: `usage: openclaw-mcp-native serve [--http PORT [--host H] [--stateless]] [GATEWAY OPTIONS] [OPTIONS]
 
 Starts the servers and serves their agent tools as one MCP server (a gateway): the names the
 manager gives them, every result redacted and wrapped as untrusted content, progress and
@@ -121,6 +121,23 @@ logs and the start display go to stderr. Without --config it serves the built-in
   --host H       the address to listen on (default 127.0.0.1; only loopback clients are
                  accepted on a loopback address)
   --stateless    no HTTP sessions: each request served on its own
+
+Gateway options (manager.serve() and the manager's own):
+  --names N      manager (default: the agent names, mcp_<server>_<tool>) or upstream (each
+                 server's own tool and prompt names; a name two servers share keeps the
+                 manager's name)
+  --no-wrap      serve each result as the server sent it (content blocks, structuredContent,
+                 isError), redacted, not wrapped as untrusted content
+  --results R    compat (default: one wrapped text block per result) or rich (images, resource
+                 lines, structuredContent, isError kept)
+  --schemas S    compat (default: the original's lossy conversion) or faithful (each
+                 inputSchema as the server wrote it)
+  --servers A,B  serve only these servers' tools, resources and prompts
+  --allow P,Q    serve only tools whose agent name matches a pattern (* matches any run)
+  --deny P,Q     never serve tools whose agent name matches a pattern (deny wins)
+  --limits L     response rules for every result: openclaw, a JSON object
+                 {"maxImages":10,"maxFiles":5,"maxItemBytes":…,"maxResponseBytes":…,
+                 "allowedImageTypes":[…],"allowedFileTypes":[…]} or @FILE holding one
 
 Runs until the client closes stdin (stdio) or the process gets SIGINT/SIGTERM.
 

@@ -4,11 +4,14 @@
 // only the URL (HTTP); everything else goes to stderr.
 
 const { loadConfig } = require('../config')
+const { gatewayOptions, checkServers } = require('../gateway-options')
 const { startServers } = require('../session')
 
 async function serve(ctx) {
   const { flags } = ctx
+  const options = gatewayOptions(flags, ctx.UsageError)
   const loaded = loadConfig(flags)
+  checkServers(options.servers, loaded.config, ctx.UsageError)
   for (const w of loaded.warnings) ctx.logger.warn(w)
   let http
   if (flags['--http'] !== undefined) {
@@ -18,12 +21,13 @@ async function serve(ctx) {
   } else if (flags['--host'] !== undefined || flags['--stateless']) {
     throw new ctx.UsageError(`${flags['--host'] !== undefined ? '--host' : '--stateless'} needs --http PORT`)
   }
-  const { manager } = await startServers(ctx, loaded.config)
-  const tools = manager.getAgentTools().length
+  const { manager } = await startServers(ctx, loaded.config, options.manager)
+  const view = options.serve.view ? manager.view(options.serve.view) : manager
+  const tools = view.getAgentTools().length
   if (!http) {
     if (!flags['--quiet']) process.stderr.write(`Serving ${tools} tool${tools === 1 ? '' : 's'} over stdio\n`)
     try {
-      await manager.serve({ transport: 'stdio' })
+      await manager.serve({ transport: 'stdio', ...options.serve })
     } finally {
       await manager.shutdown()
     }
@@ -31,7 +35,7 @@ async function serve(ctx) {
   }
   let gateway
   try {
-    gateway = await manager.serve(http)
+    gateway = await manager.serve({ ...http, ...options.serve })
   } catch (e) {
     await manager.shutdown()
     process.stderr.write(`openclaw-mcp-native: ${e.message}\n`)
