@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import {
   cleanup,
   createManager,
+  faultServer,
   NODE,
   RecordingLogger,
   startEverythingHttp,
@@ -180,6 +181,16 @@ describe('roots', () => {
     await waitUntil(() => logs.some((l) => l.includes('Roots updated: 2 root(s)')), { what: 'server-everything to re-read its roots' })
     expect(text(await call(manager, 'mcp_e_get-roots-list'))).toContain('URI: file:///work/e')
     expect(text(await call(manager, 'mcp_py_roots'))).toBe('file:///work/py\nfile:///shared shared')
+  })
+
+  it('without the roots option no capability is declared and roots/list is Method not found (-32601), as on the TypeScript SDK', async () => {
+    const { manager, log } = await start({ f: faultServer(['--ask-roots']) })
+    expect(text(await call(manager, 'mcp_f_roots'))).toMatch(/^error -32601: /)
+    // The spec's answer for a capability never declared is not a failure worth a warning.
+    expect(log.messages('warn')).toEqual([])
+    await manager.shutdown()
+    const given = await start({ f: faultServer(['--ask-roots']) }, { roots: [{ uri: 'file:///work/a', name: 'a' }] })
+    expect(JSON.parse(text(await call(given.manager, 'mcp_f_roots')))).toEqual({ roots: [{ uri: 'file:///work/a', name: 'a' }] })
   })
 
   it('bad roots and callbacks are named; setRoots without the roots option rejects', async () => {

@@ -166,6 +166,17 @@ describe('2026-07-28 sessions', () => {
     expect(text(await call(manager, 'mcp_v2_roots'))).toBe('roots [{"uri":"file:///work/project","name":"project"}]')
   })
 
+  it('without the roots option a 2026-07-28 server is never told "no roots": the call that needs them fails', async () => {
+    // The SDK v2 server reads the request's declared capabilities and refuses to ask (-32021);
+    // a server that asks anyway gets the call failed by the client (session/input_required.rs).
+    const url = await v2Http()
+    const { manager } = await start({ v2: { transport: 'http', url } })
+    expect(revision(manager, 'v2')).toBe('2026-07-28')
+    const r = await call(manager, 'mcp_v2_roots')
+    expect('error' in r.details).toBe(true)
+    expect(r.content[0].text).not.toContain('roots [')
+  })
+
   it('input_required on prompts/get: the host answers, the prompt comes back', async () => {
     const url = await v2Http()
     const { manager } = await start({ v2: { transport: 'http', url } }, { elicitation: async () => ({ action: 'accept', content: { name: 'Ada' } }) })

@@ -20,8 +20,8 @@ use crate::error::CallError;
 pub const MAX_INPUT_ROUNDS: usize = 8;
 
 /// Answers each of `asked` through `requests` (the same callbacks a 2025-11-25 server's own
-/// requests reach; a missing elicitation callback declines, missing roots are an empty list,
-/// missing sampling fails the request). `deadline` bounds each callback.
+/// requests reach; a missing elicitation callback declines; missing sampling or roots fail the
+/// request, as the TypeScript SDK's client does). `deadline` bounds each callback.
 pub async fn fulfil(
     requests: &ClientRequests,
     server: &str,
@@ -49,8 +49,13 @@ pub async fn fulfil(
             )),
         };
         answer.map(|value| (key.clone(), value)).map_err(|e| {
+            let not_found = if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND {
+                "Method not found: "
+            } else {
+                ""
+            };
             format!(
-                "the server's input request '{key}' could not be answered: {}",
+                "the server's input request '{key}' could not be answered: {not_found}{}",
                 e.message
             )
         })
@@ -161,4 +166,54 @@ pub fn too_many_rounds() -> CallError {
     CallError::Protocol(format!(
         "the server asked for input {MAX_INPUT_ROUNDS} times without finishing"
     ))
+}
+
+// Roots are deprecated by SEP-2577 (2026-07-28); 2025-11-25 servers still ask.
+#[cfg(test)]
+#[allow(deprecated)]
+mod tests {
+    use std::sync::{Arc, RwLock};
+
+    use rmcp::model::Root;
+    use serde_json::json;
+
+    use super::*;
+    use crate::session::RootsSource;
+
+    fn roots_asked() -> InputRequests {
+        serde_json::from_value(json!({ "r": { "method": "roots/list" } })).unwrap()
+    }
+
+    #[tokio::test]
+    async fn roots_asked_without_the_capability_fail_the_request() {
+        let error = fulfil(
+            &ClientRequests::default(),
+            "s",
+            roots_asked(),
+            Duration::from_secs(5),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+        assert_eq!(
+            error,
+            "the server's input request 'r' could not be answered: Method not found: roots/list"
+        );
+        let given = ClientRequests {
+            roots: Some(Arc::new(RwLock::new(RootsSource::List(vec![Root::new(
+                "file:///a",
+            )])))),
+            ..Default::default()
+        };
+        let answers = fulfil(
+            &given,
+            "s",
+            roots_asked(),
+            Duration::from_secs(5),
+            &CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(answers["r"], json!({ "roots": [{ "uri": "file:///a" }] }));
+    }
 }

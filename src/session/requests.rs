@@ -1,8 +1,9 @@
 //! What servers ask of their client — an LLM completion (`sampling/createMessage`), input from
 //! the user (`elicitation/create`, form and URL modes), the workspace roots (`roots/list`) —
 //! answered by the host's callbacks. A capability is declared to a server only when its
-//! callback (or roots value) was given; without one a request is answered as before (sampling:
-//! method not found; elicitation: declined; roots: an empty list).
+//! callback (or roots value) was given; without one a request is answered as the original
+//! module's client (the TypeScript SDK) answered it: sampling and roots are method not found
+//! (-32601), an elicitation is declined.
 //!
 //! Each callback is a host function called with JSON text and answering JSON text (the binding
 //! makes sync, async and throwing JS functions look alike); dropping its future aborts it on
@@ -41,7 +42,7 @@ pub enum RootsSource {
 pub struct ClientRequests {
     pub sampling: Option<Hook>,
     pub elicitation: Option<Hook>,
-    /// `None`: no roots capability (an empty list, as before). Replaced by `setRoots`.
+    /// `None`: no roots capability (`roots/list` is method not found). Replaced by `setRoots`.
     pub roots: Option<Arc<RwLock<RootsSource>>>,
 }
 
@@ -138,7 +139,9 @@ impl ClientRequests {
         Ok(result)
     }
 
-    /// `roots/list` for `server`.
+    /// `roots/list` for `server`. Without the roots option the client never declared the
+    /// capability, so the method is not found (-32601): a server must not be told "no roots"
+    /// when it was never told about roots.
     pub async fn list_roots(
         &self,
         server: &str,
@@ -146,7 +149,9 @@ impl ClientRequests {
         cancelled: CancellationToken,
     ) -> Result<ListRootsResult, McpError> {
         let Some(source) = &self.roots else {
-            return Ok(ListRootsResult::default());
+            return Err(McpError::method_not_found::<
+                rmcp::model::ListRootsRequestMethod,
+            >());
         };
         let source = source.read().unwrap_or_else(|p| p.into_inner()).clone();
         let roots = match source {
