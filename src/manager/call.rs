@@ -316,6 +316,12 @@ impl Manager {
                 }
             };
         }
+        let clean = self.hygiene_on(server);
+        let arguments = if clean {
+            given_back(server, tool, arguments)
+        } else {
+            arguments
+        };
         let result = if allowed {
             server.call_tool(tool, arguments, cancel, progress).await
         } else {
@@ -334,7 +340,6 @@ impl Manager {
                 } else {
                     "ok"
                 };
-                let clean = self.hygiene_on(server);
                 let removed = |counts: Hygiene| (counts.total() > 0).then_some(counts);
                 let kept = passthrough.then(|| self.passthrough_result(result.clone(), clean));
                 if mode == ResultMode::Compat {
@@ -390,4 +395,22 @@ impl Manager {
             }
         }
     }
+}
+
+/// `arguments` with every cleaned `enum`/`const` value of `tool`'s schema (as the hygiene pass
+/// offered it to the model) given back as the server listed it.
+fn given_back(
+    server: &crate::supervisor::Server,
+    tool: &str,
+    arguments: Option<JsonObject>,
+) -> Option<JsonObject> {
+    let mut arguments = arguments?;
+    if let Some(schema) = server.hygienic_schema(tool)
+        && !schema.restore.is_empty()
+    {
+        for value in arguments.values_mut() {
+            schema.restore.apply(value);
+        }
+    }
+    Some(arguments)
 }

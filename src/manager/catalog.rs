@@ -93,6 +93,7 @@ impl Manager {
         peer: &Peer<RoleClient>,
     ) -> Vec<PromptInfo> {
         let mut out = Vec::new();
+        let text = |t: &str| self.model_text(server, t);
         {
             let timeout = server.request_timeout();
             match tokio::time::timeout(timeout, peer.list_all_prompts()).await {
@@ -100,16 +101,16 @@ impl Manager {
                     PromptInfo {
                         server: server.name().to_owned(),
                         name: p.name,
-                        title: p.title.map(|t| self.redact(&t)),
-                        description: p.description.map(|d| self.redact(&d)),
+                        title: p.title.map(|t| text(&t)),
+                        description: p.description.map(|d| text(&d)),
                         arguments: p
                             .arguments
                             .unwrap_or_default()
                             .into_iter()
                             .map(|a| PromptArgumentInfo {
                                 name: a.name,
-                                title: a.title.map(|t| self.redact(&t)),
-                                description: a.description.map(|d| self.redact(&d)),
+                                title: a.title.map(|t| text(&t)),
+                                description: a.description.map(|d| text(&d)),
                                 required: a.required == Some(true),
                             })
                             .collect(),
@@ -201,6 +202,7 @@ impl Manager {
         peer: &Peer<RoleClient>,
     ) -> Vec<ResourceInfo> {
         let mut out = Vec::new();
+        let text = |t: &str| self.model_text(server, t);
         {
             let timeout = server.request_timeout();
             let name = server.name().to_owned();
@@ -209,9 +211,9 @@ impl Manager {
                     server: name.clone(),
                     uri: r.uri.clone(),
                     is_template: false,
-                    name: r.name.clone(),
-                    title: r.title.as_deref().map(|t| self.redact(t)),
-                    description: r.description.as_deref().map(|d| self.redact(d)),
+                    name: self.hygienic(server, r.name.clone()),
+                    title: r.title.as_deref().map(text),
+                    description: r.description.as_deref().map(text),
                     mime_type: r.mime_type.clone(),
                 })),
                 Ok(Err(e)) => {
@@ -228,9 +230,9 @@ impl Manager {
                     server: name.clone(),
                     uri: t.uri_template.clone(),
                     is_template: true,
-                    name: t.name.clone(),
-                    title: t.title.as_deref().map(|x| self.redact(x)),
-                    description: t.description.as_deref().map(|d| self.redact(d)),
+                    name: self.hygienic(server, t.name.clone()),
+                    title: t.title.as_deref().map(text),
+                    description: t.description.as_deref().map(text),
                     mime_type: t.mime_type.clone(),
                 })),
                 // Templates are optional: a server without them may answer "Method not found".
@@ -273,6 +275,24 @@ impl Manager {
 
     fn redact(&self, text: &str) -> String {
         self.log.redactor().redact(text).into_owned()
+    }
+
+    /// A title or description of `server`'s bound for the model: redacted, and through the
+    /// hygiene pass when that is on for the server. Names that identify something (a prompt's
+    /// or an argument's name, a URI) never go through the pass: they must stay as sent.
+    fn model_text(&self, server: &Server, text: &str) -> String {
+        self.hygienic(server, self.redact(text))
+    }
+
+    /// `text` through the hygiene pass when that is on for `server`.
+    fn hygienic(&self, server: &Server, text: String) -> String {
+        if !self.hygiene_on(server) {
+            return text;
+        }
+        match crate::security::hygiene::clean(&text).text {
+            std::borrow::Cow::Owned(cleaned) => cleaned,
+            std::borrow::Cow::Borrowed(_) => text,
+        }
     }
 
     pub(super) fn listing_failed(&self, server: &Server, what: &str, error: &CallError) {

@@ -312,7 +312,7 @@ impl Manager {
                 if self.policy.allows(own) && view.is_none_or(|v| v.policy.allows(name)) {
                     let mut tool = tool.clone();
                     if clean {
-                        clean_description(&mut tool);
+                        clean_definition(&mut tool);
                     }
                     out.push(AgentTool {
                         name: name.clone(),
@@ -921,12 +921,16 @@ impl Drop for Manager {
     }
 }
 
-/// A tool's label and description through the hygiene pass (a copy only when it changes).
-fn clean_description(tool: &mut ToolEntry) {
+/// A tool's label, description and parameter schema through the hygiene pass (a copy only
+/// when it changes; the schema was cleaned once, when it was listed).
+fn clean_definition(tool: &mut ToolEntry) {
     for text in [&mut tool.label, &mut tool.description] {
         if let std::borrow::Cow::Owned(cleaned) = security::hygiene::clean(text).text {
             *text = cleaned;
         }
+    }
+    if let Some(schema) = &tool.hygienic {
+        tool.parameters_json = schema.json.clone();
     }
 }
 

@@ -7,6 +7,8 @@
 //! Tag characters (U+E0020–U+E007E spell ASCII invisibly) are decoded into
 //! [`Cleaned::hidden`] before they are removed, so the detector can read what they said.
 
+pub mod schema;
+
 use std::borrow::Cow;
 
 use serde_json::{Value, json};

@@ -19,6 +19,7 @@ use crate::config::ProtocolChoice;
 use crate::config::{SchemaMode, TransportKind};
 use crate::error::{CallError, ConnectError};
 use crate::secrets::{EnvSource, SecretResolver};
+use crate::security::hygiene;
 use crate::security::pinning::Pin;
 use crate::session::{
     CatalogCallback, CatalogChange, InitFailure, Lifecycle, ListChanges, MODERN_REVISION,
@@ -805,11 +806,13 @@ pub(super) async fn list_tools(
         };
         let label = bridge::tool_label(&config.name, &tool.name);
         let description = bridge::tool_description(&config.name, tool.description.as_deref());
+        let parameters = redactor.redact(&parameters);
         ToolEntry {
             mcp_name: tool.name.to_string(),
             label: redactor.redact(&label).into_owned(),
             description: redactor.redact(&description).into_owned(),
-            parameters_json: Arc::from(redactor.redact(&parameters).as_ref()),
+            hygienic: hygiene::schema::clean_schema(&parameters).map(Arc::new),
+            parameters_json: Arc::from(parameters.as_ref()),
             output_schema: tool
                 .output_schema
                 .as_ref()
@@ -890,6 +893,7 @@ pub(super) async fn list_tools(
             label: bridge::tool_label(&config.name, builtin.name()),
             description: bridge::tool_description(&config.name, Some(builtin.description())),
             parameters_json: Arc::from(bridge::convert_schema(Some(&schema)).to_string()),
+            hygienic: None,
             task: false,
             output_schema: None,
             builtin: Some(builtin),

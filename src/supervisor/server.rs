@@ -36,6 +36,9 @@ pub struct ToolEntry {
     /// The converted parameter schema (compat mode) as JSON text, made once per discovery;
     /// the binding builds `parameters` from it (see `docs/design.md`).
     pub parameters_json: Arc<str>,
+    /// `parameters_json` after the text hygiene pass, when the pass changes it (what a server
+    /// with hygiene on offers instead, and the `enum`/`const` values to give back in calls).
+    pub hygienic: Option<Arc<crate::security::hygiene::schema::HygienicSchema>>,
     /// The tool's `outputSchema`, which rich results check `structuredContent` against.
     pub output_schema: Option<Arc<serde_json::Value>>,
     /// A tool this client makes of the server's resources or prompts (`resourceTools`,
@@ -686,6 +689,19 @@ impl Server {
             .tools
             .iter()
             .any(|t| t.mcp_name == tool && t.task)
+    }
+
+    /// `tool`'s schema after the hygiene pass, when the pass changed it.
+    pub fn hygienic_schema(
+        &self,
+        tool: &str,
+    ) -> Option<Arc<crate::security::hygiene::schema::HygienicSchema>> {
+        self.state
+            .borrow()
+            .tools
+            .iter()
+            .find(|t| t.mcp_name == tool)
+            .and_then(|t| t.hygienic.clone())
     }
 
     pub fn output_schema(&self, tool: &str) -> Option<Arc<serde_json::Value>> {

@@ -154,11 +154,13 @@ fn tool_from_json(value: &Value) -> Option<ToolEntry> {
         ),
         Some(_) => return None,
     };
+    let parameters = text("parameters")?;
     Some(ToolEntry {
         mcp_name: text("name")?,
         label: text("label")?,
         description: text("description")?,
-        parameters_json: Arc::from(text("parameters")?),
+        hygienic: crate::security::hygiene::schema::clean_schema(&parameters).map(Arc::new),
+        parameters_json: Arc::from(parameters),
         output_schema: match value.get("outputSchema") {
             None | Some(Value::Null) => None,
             Some(schema) => Some(Arc::new(schema.clone())),
