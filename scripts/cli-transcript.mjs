@@ -117,9 +117,9 @@ for (const [title, args] of runs) {
 }
 
 // serve: the real servers as one MCP server over Streamable HTTP, and an MCP client (the
-// TypeScript SDK v1 driver of the tests) listing and calling through it.
-{
-  const serveArgs = ['serve', '--http', '0', '--config', config]
+// TypeScript SDK v1 driver of the tests) listing and calling through it; then the built-in
+// example served with the gateway's options.
+async function serveThrough(serveArgs, call) {
   const gateway = spawn(process.execPath, [CLI, ...serveArgs], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, COLUMNS: '100' } })
   let out = ''
   let err = ''
@@ -132,7 +132,7 @@ for (const [title, args] of runs) {
     })
     gateway.on('exit', (code) => reject(new Error(`serve exited (${code}): ${err}`)))
   })
-  const script = { connect: { url }, steps: [{ op: 'listTools' }, { op: 'callTool', name: 'mcp_memory_read_graph', args: {} }] }
+  const script = { connect: { url }, steps: [{ op: 'listTools' }, { op: 'callTool', ...call }] }
   const driver = path.join(ROOT, '__test__', 'fixtures', 'clients', 'sdk-v1-client.mjs')
   const r = spawnSync(process.execPath, [driver, JSON.stringify(script)], { encoding: 'utf8', timeout: 60_000 })
   const lines = (r.stdout || '').split('\n').filter(Boolean).map((l) => JSON.parse(l))
@@ -141,10 +141,23 @@ for (const [title, args] of runs) {
   const stopped = new Promise((resolve) => gateway.on('exit', (code) => resolve(code)))
   gateway.kill('SIGTERM')
   const code = await stopped
-  md += `\n## serve: every server's tools as one MCP server\n\nThe gateway over Streamable HTTP, and an MCP client (the TypeScript SDK v1) talking to it\n(\`__test__/fixtures/clients/sdk-v1-client.mjs\`): it lists ${listed.result.tools.length} tools under the manager's names and\ncalls one; the result comes wrapped as untrusted content. Stopped with SIGTERM.\n`
   const anyPort = (text) => shown(text).replace(/127\.0\.0\.1:\d+\/mcp/g, '127.0.0.1:PORT/mcp')
-  md += `\n\`\`\`console\n$ openclaw-mcp-native ${shown(serveArgs.join(' '))}\n${anyPort(err + out).trimEnd()}\n[exit ${code}]\n\`\`\`\n`
+  const shownArgs = serveArgs.map((a) => (/^[\w./:@=,-]+$/.test(a) ? a : `'${a}'`)).join(' ')
+  const transcript = `\n\`\`\`console\n$ openclaw-mcp-native ${shown(shownArgs)}\n${anyPort(err + out).trimEnd()}\n[exit ${code}]\n\`\`\`\n`
+  return { listed, called, transcript }
+}
+{
+  const { listed, called, transcript } = await serveThrough(['serve', '--http', '0', '--config', config], { name: 'mcp_memory_read_graph', args: {} })
+  md += `\n## serve: every server's tools as one MCP server\n\nThe gateway over Streamable HTTP, and an MCP client (the TypeScript SDK v1) talking to it\n(\`__test__/fixtures/clients/sdk-v1-client.mjs\`): it lists ${listed.result.tools.length} tools under the manager's names and\ncalls one; the result comes wrapped as untrusted content. Stopped with SIGTERM.\n`
+  md += transcript
   md += `\nThe client's view: ${shown(listed.result.tools.slice(0, 4).map((t) => t.name).join(', '))}, … and the call's result:\n\n\`\`\`text\n${shown(called.result.content[0].text)}\n\`\`\`\n`
+}
+{
+  const serveArgs = ['serve', '--http', '0', '--names', 'upstream', '--no-wrap', '--deny', '*_current_time']
+  const { listed, called, transcript } = await serveThrough(serveArgs, { name: 'echo', args: { text: 'as the server sent it' } })
+  md += `\n## serve with the gateway's options\n\nThe built-in example served under its own tool names (\`--names upstream\`), each result as the\nserver sent it (\`--no-wrap\`), one tool left out (\`--deny\` on the agent name); \`--servers\`,\n\`--allow\`, \`--results\`, \`--schemas\` and \`--limits\` work the same way (\`serve --help\`).\n`
+  md += transcript
+  md += `\nThe client's view: ${shown(listed.result.tools.map((t) => t.name).join(', '))}; the call's result: \`${shown(JSON.stringify(called.result.content))}\`\n`
 }
 http.kill()
 fs.rmSync(work, { recursive: true, force: true })
