@@ -11,7 +11,9 @@
 //! passes back unchanged on every free and resize.
 //!
 //! mimalloc is built with `no_thp` (Cargo.toml): it does not ask for transparent huge pages for
-//! its arena, which made every 2 MiB of it that was touched resident as a whole.
+//! its arena, which made every 2 MiB of it that was touched resident as a whole. It is mimalloc 2
+//! with local-dynamic thread-locals, so that the addon loads into any thread and any number of
+//! times into one process (Cargo.toml says what mimalloc 3 and initial-exec did instead).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 

@@ -704,6 +704,13 @@ impl Manager {
         self.shutdown.child_token()
     }
 
+    /// The manager's own shutdown token: cancelling it starts stopping every server without
+    /// waiting, as dropping the manager does. For a host whose environment ends while the
+    /// manager still runs (a worker thread that exits), where nothing could await `shutdown()`.
+    pub fn teardown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
     /// What masks every secret value the manager knows (they are registered as servers start).
     pub fn redactor(&self) -> Redactor {
         self.log.redactor().clone()

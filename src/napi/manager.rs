@@ -118,8 +118,10 @@ impl McpManager {
         }
         let settler = Arc::new(Settler::new(env)?);
         manager_options.runtime.output_watcher = settler.output_watcher();
+        let inner = Arc::new(Manager::with_sink(validated.config, manager_options, sink));
+        super::env_teardown::cancel_on_teardown(env, inner.teardown_token())?;
         Ok(Self {
-            inner: Arc::new(Manager::with_sink(validated.config, manager_options, sink)),
+            inner,
             read_env: read_env.create_ref()?,
             host_env,
             tools: AgentTools::default(),

@@ -4,6 +4,7 @@
 
 mod catalog;
 mod client_requests;
+mod env_teardown;
 mod events;
 mod functions;
 mod gateway;

@@ -270,7 +270,7 @@ impl McpServerHost {
             closed: stop.clone(),
             ..JsTools::default()
         });
-        Ok(Self {
+        let host = Self {
             server: Server::new(tools.clone(), options),
             tools,
             state: Arc::new(HostState {
@@ -280,7 +280,13 @@ impl McpServerHost {
                 http: Mutex::default(),
                 keep_alive: Mutex::default(),
             }),
-        })
+        };
+        // A worker that ends without close() stops serving all the same.
+        let (state, server) = (host.state.clone(), host.server.clone());
+        super::env_teardown::on_teardown(env, move || {
+            ::napi::bindgen_prelude::spawn(close(state, server));
+        })?;
+        Ok(host)
     }
 
     /// Adds a tool; sessions already open are sent `notifications/tools/list_changed`. Throws a
@@ -475,15 +481,24 @@ impl McpServerHost {
     /// listening, and the host no longer keeps Node alive. Idempotent; never rejects.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
-        self.state.closed.store(true, Ordering::SeqCst);
-        let (state, server) = (self.state.clone(), self.server.clone());
+        let closing = close(self.state.clone(), self.server.clone());
         env.spawn_future(async move {
-            // The answers first, then the transports they travel on.
-            server.close(HOST_CLOSED).await;
-            state.stop.cancel();
-            close_http(&state).await;
+            closing.await;
             Ok(())
         })
+    }
+}
+
+/// `close()`: the answers first, then the transports they travel on.
+fn close(
+    state: Arc<HostState>,
+    server: Arc<Server<JsTools>>,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    state.closed.store(true, Ordering::SeqCst);
+    async move {
+        server.close(HOST_CLOSED).await;
+        state.stop.cancel();
+        close_http(&state).await;
     }
 }
 
