@@ -4,13 +4,12 @@
 // manifest (`contracts.tools`) and their definitions into openclaw.tools.json. Says, per server,
 // what changed since the last sync.
 
-const os = require('node:os')
 const path = require('node:path')
 const { McpManager } = require('..')
-const { resolvePluginSetup } = require('./config')
+const { DATA_DIR, managerOptionsFor, resolvePluginSetup } = require('./config')
 const { readSyncState, writeSyncState, hashTools } = require('./sync-state')
 
-const TOOL_CACHE = path.join(os.homedir(), '.openclaw', 'mcp-native', 'tools')
+const TOOL_CACHE = path.join(DATA_DIR, 'tools')
 
 /**
  * Syncs `pluginDir` for `openclawJson`. Options: `logger`, `cached` (take a server's tools from
@@ -29,12 +28,7 @@ async function syncPlugin(openclawJson, pluginDir, { logger, cached = false, tim
     if (timeoutMs !== undefined) s.timeout = Math.min(s.timeout ?? Infinity, timeoutMs)
     config.servers[name] = s
   }
-  const manager = new McpManager(config, {
-    ...setup.options,
-    logger,
-    cacheDir: TOOL_CACHE,
-    oauth: { dir: oauthDir ?? path.join(os.homedir(), '.openclaw', 'mcp-native', 'oauth') },
-  })
+  const manager = new McpManager(config, managerOptionsFor(setup, logger, { oauthDir }))
   const before = readSyncState(pluginDir)
   try {
     await manager.start()
