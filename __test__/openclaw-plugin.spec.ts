@@ -98,7 +98,8 @@ describe('openclaw-mcp-native openclaw sync', () => {
     const first = await sync(file, dir)
     expect(first.code).toBe(0)
     expect(first.stdout).toBe(
-      `echo: 6 tools, new\nDeclared 6 tool names in ${path.join(dir, 'openclaw.plugin.json')}\nRestart the gateway (openclaw gateway restart) so that OpenClaw reads them.\n`,
+      `echo: 6 tools, new\nDeclared 6 tool names in ${path.join(dir, 'openclaw.plugin.json')}\nRestart the gateway (openclaw gateway restart) so that OpenClaw reads them.\n` +
+        'New tool names: accept them with `openclaw plugins enable mcp-native --accept-capabilities`.\n',
     )
     const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'openclaw.plugin.json'), 'utf8'))
     expect(manifest.contracts.tools).toEqual(ECHO_TOOLS)
@@ -108,7 +109,9 @@ describe('openclaw-mcp-native openclaw sync', () => {
       ['echo__echo', 'echo'], ['echo__add', 'echo'], ['echo__current_time', 'echo'], ['echo__word_count', 'echo'], ['echo__resources_list', 'echo'], ['echo__resources_read', 'echo'],
     ])
 
-    expect((await sync(file, dir)).stdout).toMatch(/^echo: 6 tools, unchanged since the last sync\n/)
+    const again = (await sync(file, dir)).stdout
+    expect(again).toMatch(/^echo: 6 tools, unchanged since the last sync\n/)
+    expect(again).not.toContain('New tool names')
 
     writeOpenclawJson(dir, { mcp: { servers: { echo: { ...echo(), toolFilter: { exclude: ['add'] } } } } })
     const changed = await sync(file, dir, '--json')
