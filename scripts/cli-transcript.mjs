@@ -67,6 +67,33 @@ fs.writeFileSync(broken, JSON.stringify({
   },
 }, null, 2))
 
+// openclaw sync: the OpenClaw plugin's tool declaration, for an openclaw.json of the example and
+// server-everything over HTTP, into a copy of the plugin's manifest; then again after a change.
+async function openclawSyncSection() {
+  const dir = path.join(work, 'plugin')
+  fs.mkdirSync(dir)
+  fs.copyFileSync(path.join(ROOT, 'openclaw.plugin.json'), path.join(dir, 'openclaw.plugin.json'))
+  const openclawJson = path.join(work, 'openclaw.json')
+  const write = (echo) => fs.writeFileSync(openclawJson, JSON.stringify({
+    tools: { deny: ['bundle-mcp'], alsoAllow: ['mcp-native'] },
+    mcp: { servers: { echo, web: { url, transport: 'streamable-http' } } },
+  }, null, 2))
+  const echo = { command: process.execPath, args: [path.join(ROOT, 'examples', 'echo-server.mjs')] }
+  write(echo)
+  let out = `\n## openclaw sync: declare the OpenClaw plugin's tools\n\nOpenClaw offers a plugin's tool only when its name is in the plugin's \`contracts.tools\`\n([integration.md](integration.md#use-it-in-openclaw-the-plugin)). An openclaw.json with the example and\nserver-everything over HTTP, \`--plugin-dir\` a copy of the plugin's directory; then the same after the\nexample's \`add\` is filtered out (\`toolFilter\`):\n`
+  for (const args of [['openclaw', 'sync', '--config', openclawJson, '--plugin-dir', dir], null, ['openclaw', 'sync', '--config', openclawJson, '--plugin-dir', dir]]) {
+    if (!args) {
+      write({ ...echo, toolFilter: { exclude: ['add'] } })
+      continue
+    }
+    const r = spawnSync('sh', ['-c', 'exec "$0" "$@" 2>&1', process.execPath, CLI, ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, COLUMNS: '100', HOME: work, OPENCLAW_STATE_DIR: path.join(work, 'state') }, timeout: 120_000 })
+    out += `\n\`\`\`console\n$ ${shown(['openclaw-mcp-native', ...args].join(' '))}\n${shown(r.stdout || '').trimEnd()}\n[exit ${r.status}]\n\`\`\`\n`
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, 'openclaw.plugin.json'), 'utf8'))
+  out += `\nThe manifest's \`contracts.tools\` afterwards: ${manifest.contracts.tools.map((t) => `\`${t}\``).join(', ')}.\n`
+  return out
+}
+
 const shown = (p) => p.split(work).join('/tmp/demo').split(ROOT).join('.').split(String(port)).join('PORT')
 const runs = [
   ['The built-in example', []],
@@ -159,6 +186,7 @@ async function serveThrough(serveArgs, call) {
   md += transcript
   md += `\nThe client's view: ${shown(listed.result.tools.map((t) => t.name).join(', '))}; the call's result: \`${shown(JSON.stringify(called.result.content))}\`\n`
 }
+md += await openclawSyncSection()
 http.kill()
 fs.rmSync(work, { recursive: true, force: true })
 fs.writeFileSync(OUT, md)
