@@ -59,7 +59,9 @@ class McpHost {
       return resolvePluginSetup(config, this.pluginConfig)
     } catch (e) {
       if (!(e instanceof PluginConfigError)) throw e
-      this.log.error(`config not used: ${e.message}`)
+      // Once per distinct problem: the tool factory reads the config at every turn.
+      if (e.message !== this.lastConfigError) this.log.error(`config not used: ${e.message}`)
+      this.lastConfigError = e.message
       return false
     }
   }
