@@ -231,4 +231,20 @@ describe('the plugin as OpenClaw drives it', () => {
     await api.services[0].stop()
     expect(await waitForDeath([pid, ...processesTagged('more')], 10_000)).toEqual([])
   }, 60_000)
+
+  it('registers nothing and says why in one line when the addon cannot load', () => {
+    // A package whose entry throws as index.js does when the binary cannot load.
+    const pkg = tempDir('mcp-native-broken-')
+    fs.mkdirSync(path.join(pkg, 'openclaw'))
+    for (const f of fs.readdirSync(path.join(ROOT, 'openclaw'))) fs.copyFileSync(path.join(ROOT, 'openclaw', f), path.join(pkg, 'openclaw', f))
+    fs.writeFileSync(path.join(pkg, 'index.js'), `const e = new Error('@openclaw/mcp-native cannot load its native addon on linux-x64-gnu: test'); e.cause = new Error('mcp-native.node: cannot allocate memory in static TLS block\\nmore'); throw e\n`)
+    const lines: string[] = []
+    const api = fakeApi(pkg, { mcp: { servers: { echo: echo() } } }, lines)
+    require(path.join(pkg, 'openclaw', 'plugin.js')).register(api)
+    expect(api.tools).toEqual([])
+    expect(api.services).toEqual([])
+    expect(lines).toEqual([
+      'error [mcp-native] not started: @openclaw/mcp-native cannot load its native addon on linux-x64-gnu: test (mcp-native.node: cannot allocate memory in static TLS block)',
+    ])
+  })
 })

@@ -19,8 +19,15 @@
 //     of `plugins.*`.
 
 const path = require('node:path')
-const { McpManager } = require('..')
-const { PLUGIN_ID, PluginConfigError, managerOptionsFor, resolvePluginSetup, viewFor } = require('./config')
+// The addon is loaded in register(), so that a machine where it cannot load gets one clear log
+// line and an agent without MCP tools, not a plugin that fails to load (OpenClaw then fails
+// every run with 'Plugin mcp-native is retiring').
+let McpManager, PluginConfigError, managerOptionsFor, resolvePluginSetup, viewFor
+const PLUGIN_ID = 'mcp-native'
+function loadPackage() {
+  ;({ McpManager } = require('..'))
+  ;({ PluginConfigError, managerOptionsFor, resolvePluginSetup, viewFor } = require('./config'))
+}
 const { readSyncState, SYNC_FILE, PLACEHOLDER_TOOL } = require('./sync-state')
 
 const SYNC_HINT = "run 'openclaw-mcp-native openclaw sync', then restart the gateway"
@@ -260,6 +267,13 @@ const plugin = {
   description: 'Runs OpenClaw\'s MCP servers with @openclaw/mcp-native instead of bundle-mcp',
   register(api) {
     const rootDir = api.rootDir ?? path.join(__dirname, '..')
+    try {
+      loadPackage()
+    } catch (e) {
+      const cause = e?.cause?.message ? ` (${e.cause.message.split('\n')[0]})` : ''
+      prefixed(api.logger).error(`not started: ${e?.message ?? e}${cause}`)
+      return
+    }
     // Registration does no work (nothing starts before the service or a tool factory call),
     // so every mode gets the same registrations: OpenClaw decides from a discovery load which
     // plugins own tools.
