@@ -60,6 +60,16 @@ describe('resolvePluginSetup: the servers the plugin runs for an openclaw.json',
     expect(setup.options).toEqual({ toolNames: 'openclaw', results: 'rich' })
   })
 
+  it('says what the mapping ignored, and keeps OAuth tokens where the CLI login puts them', () => {
+    const setup = config.resolvePluginSetup({ mcp: { servers: { docs: { url: 'https://docs.example/mcp', transport: 'streamable-http', auth: 'oauth', oauth: { scope: 'docs.read' } } } } })
+    expect(setup.config.servers!.docs.auth).toEqual({ type: 'oauth' })
+    expect(setup.warnings).toEqual(["mcp.servers.docs.oauth: Ignored unrecognized key 'scope'"])
+    const own = config.resolvePluginSetup({}, { servers: { docs: { url: 'https://docs.example/mcp', oauth: { scope: 'docs.read' } } } })
+    expect(own.warnings).toEqual(['plugins.entries.mcp-native.config.servers.docs.oauth: Ignored (it applies with auth: "oauth")'])
+    // `openclaw-mcp-native login <server> --config ~/.openclaw/openclaw.json` signs the plugin in.
+    expect(config.managerOptionsFor(setup, undefined).oauth).toEqual({ dir: require('../bin/cli/session.js').defaultOAuthDir() })
+  })
+
   it('names the place and the problem of a config it cannot use', () => {
     expect(() => config.resolvePluginSetup({ mcp: { servers: { bad: { transport: 'stdio' } } } })).toThrow(/^mcp\.servers: .*bad.*command/)
     expect(() => config.resolvePluginSetup({ mcp: { servers: [] } })).toThrow('mcp.servers: must be an object of server definitions')

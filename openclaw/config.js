@@ -36,11 +36,12 @@ function pluginConfigOf(openclawJson) {
 }
 
 /**
- * `{ config, views, options, fingerprint }`:
+ * `{ config, views, options, fingerprint, warnings }`:
  *   config       the McpConfig of every server the plugin runs (validated, defaults filled in)
  *   views        { [agentId | '*']: string[] } the server keys each agent sees ('*': any other)
  *   options      the McpManagerOptions the config asks for (without logger and callbacks)
  *   fingerprint  a string that changes when any of the above does
+ *   warnings     what the mapping of the servers ignored, each naming its place
  * Throws a PluginConfigError naming the place and the problem.
  */
 function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclawJson)) {
@@ -54,10 +55,14 @@ function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclaw
 
   const servers = {}
   const everyone = []
+  const warnings = []
   if (rawServers && Object.keys(rawServers).length > 0) {
     let loaded
     try {
-      loaded = native.loadMcpConfig({ mcp: { servers: rawServers } }, { shape: 'openclaw-mcp' })
+      const inspected = native.inspectMcpConfig({ mcp: { servers: rawServers } }, { shape: 'openclaw-mcp' })
+      loaded = inspected.config
+      // What the mapping left out (e.g. bundle-mcp's `oauth.scope`), named with its place.
+      for (const w of inspected.warnings) warnings.push(pc.servers !== undefined ? `plugins.entries.${PLUGIN_ID}.config.servers${w.replace(/^mcp\.servers/, '')}` : w)
     } catch (e) {
       throw new PluginConfigError(`${where}: ${e.message}`)
     }
@@ -118,7 +123,7 @@ function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclaw
     throw new PluginConfigError(`${where}: ${e.message}`)
   }
   const fingerprint = JSON.stringify({ config, views, options })
-  return { config, views, options, fingerprint }
+  return { config, views, options, fingerprint, warnings }
 }
 
 function positive(v) {

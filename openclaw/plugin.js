@@ -98,6 +98,17 @@ class McpHost {
     this.config = config
     const setup = this.resolve(config)
     if (setup) this.setup = setup
+    this.warnOnce(setup)
+  }
+
+  /** The mapping's warnings (keys it ignored), each logged once. */
+  warnOnce(setup) {
+    this.warned ??= new Set()
+    for (const w of setup?.warnings ?? []) {
+      if (this.warned.has(w)) continue
+      this.warned.add(w)
+      this.log.warn(`config: ${w}`)
+    }
   }
 
   managerOptions() {
@@ -123,6 +134,7 @@ class McpHost {
   reconfigure(config) {
     this.config = config
     const setup = this.resolve(config)
+    this.warnOnce(setup)
     if (!setup || setup.fingerprint === this.setup?.fingerprint) return
     const previous = this.setup
     this.setup = setup

@@ -21,6 +21,7 @@ const TOOL_CACHE = path.join(DATA_DIR, 'tools')
  */
 async function syncPlugin(openclawJson, pluginDir, { logger, cached = false, timeoutMs, oauthDir } = {}) {
   const setup = resolvePluginSetup(openclawJson)
+  for (const w of setup.warnings) logger?.warn?.(`config: ${w}`)
   const config = { servers: {} }
   for (const [name, server] of Object.entries(setup.config.servers)) {
     const s = { ...server }
