@@ -222,7 +222,9 @@ describe('the plugin as OpenClaw drives it', () => {
     const api = fakeApi(dir, json, lines)
     pluginModule.register(api)
     expect(api.tools[0]({ agentId: 'main' })).toBeNull()
-    await api.services[0].start()
+    // The service does not hold the gateway's start for the servers.
+    expect(api.services[0].start()).toBeUndefined()
+    await waitUntil(() => lines.some((l) => l.includes('not declared')), { what: 'the undeclared-tools line' })
     const undeclared = lines.filter((l) => l.includes('not declared'))
     expect(undeclared).toEqual([
       `warn [mcp-native] 6 MCP tool(s) not declared in ${path.join(dir, 'openclaw.plugin.json')} (contracts.tools), so OpenClaw will not offer them: ${ECHO_TOOLS.join(', ')}; run 'openclaw-mcp-native openclaw sync', then restart the gateway`,

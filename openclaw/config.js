@@ -17,7 +17,7 @@
 
 const os = require('node:os')
 const path = require('node:path')
-const native = require('..')
+const { nativePackage } = require('./native')
 
 const PLUGIN_ID = 'mcp-native'
 /** The view of an agent that `agents.list` does not name. */
@@ -59,7 +59,7 @@ function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclaw
   if (rawServers && Object.keys(rawServers).length > 0) {
     let loaded
     try {
-      const inspected = native.inspectMcpConfig({ mcp: { servers: rawServers } }, { shape: 'openclaw-mcp' })
+      const inspected = nativePackage().inspectMcpConfig({ mcp: { servers: rawServers } }, { shape: 'openclaw-mcp' })
       loaded = inspected.config
       // What the mapping left out (e.g. bundle-mcp's `oauth.scope`), named with its place.
       for (const w of inspected.warnings) warnings.push(pc.servers !== undefined ? `plugins.entries.${PLUGIN_ID}.config.servers${w.replace(/^mcp\.servers/, '')}` : w)
@@ -82,9 +82,9 @@ function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclaw
     let shared
     let defaults
     try {
-      shared = native.sharedManagerConfigForOpenclaw({ agents: pc.agents })
+      shared = nativePackage().sharedManagerConfigForOpenclaw({ agents: pc.agents })
       defaults = pc.agents.defaults?.mcp
-        ? native.loadMcpConfig({ agents: { defaults: pc.agents.defaults } }, { shape: 'openclaw' })
+        ? nativePackage().loadMcpConfig({ agents: { defaults: pc.agents.defaults } }, { shape: 'openclaw' })
         : { servers: {} }
     } catch (e) {
       throw new PluginConfigError(`plugins.entries.${PLUGIN_ID}.config.agents: ${e.message}`)
@@ -117,7 +117,7 @@ function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclaw
 
   const config = { servers }
   try {
-    const checked = native.validateMcpConfig(config)
+    const checked = nativePackage().validateMcpConfig(config)
     if (!checked.success) throw new Error(checked.error)
   } catch (e) {
     throw new PluginConfigError(`${where}: ${e.message}`)

@@ -25,7 +25,7 @@ const path = require('node:path')
 let McpManager, PluginConfigError, managerOptionsFor, resolvePluginSetup, viewFor
 const PLUGIN_ID = 'mcp-native'
 function loadPackage() {
-  ;({ McpManager } = require('..'))
+  ;({ McpManager } = require('./native').nativePackage())
   ;({ PluginConfigError, managerOptionsFor, resolvePluginSetup, viewFor } = require('./config'))
 }
 const { readSyncState, SYNC_FILE, PLACEHOLDER_TOOL } = require('./sync-state')
@@ -293,7 +293,11 @@ const plugin = {
     api.registerTool((ctx) => host.current().toolsFor(ctx))
     api.registerService({
       id: PLUGIN_ID,
-      start: () => host.current(true).start(),
+      // Not awaited: the gateway need not wait for the servers (their synced tools are offered
+      // at once, and a call waits for its server). start() never rejects.
+      start: () => {
+        host.current(true).start()
+      },
       stop: () => host.current().stop(),
     })
     if (api.lifecycle?.registerRuntimeLifecycle) {

@@ -5,7 +5,7 @@
 // what changed since the last sync.
 
 const path = require('node:path')
-const { McpManager } = require('..')
+const { nativePackage } = require('./native')
 const { DATA_DIR, managerOptionsFor, resolvePluginSetup } = require('./config')
 const { readSyncState, writeSyncState, hashTools } = require('./sync-state')
 
@@ -30,7 +30,7 @@ async function syncPlugin(openclawJson, pluginDir, { logger, cached = false, tim
     if (timeoutMs !== undefined) s.timeout = Math.min(s.timeout ?? Infinity, timeoutMs)
     config.servers[name] = s
   }
-  const manager = new McpManager(config, managerOptionsFor(setup, logger, { oauthDir }))
+  const manager = new (nativePackage().McpManager)(config, managerOptionsFor(setup, logger, { oauthDir }))
   const before = readSyncState(pluginDir)
   try {
     await manager.start()
