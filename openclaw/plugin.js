@@ -76,6 +76,10 @@ class McpHost {
   /** Another registration of the plugin (a reload: maybe another plugin config) joins. */
   adopt(config, pluginConfig) {
     this.pluginConfig = pluginConfig
+    // OpenClaw read the manifest again for this registration: so do we.
+    this.sync = readSyncState(this.rootDir)
+    this.declared = new Set(this.sync.declared)
+    this.reportedUndeclared = ''
     if (this.manager) this.reconfigure(config)
     else this.apply(config)
   }
