@@ -7,8 +7,8 @@
 //
 //   ready      gateway spawned → the first model request that offers every MCP tool (a turn is
 //              sent as soon as the gateway says it is ready)
-//   rss        after one turn in each of 3 fresh sessions, servers idle: the gateway's RSS, the
-//              RSS of every MCP server process, and how many there are
+//   rss        after the first turn and one turn in each of 3 more sessions (4 sessions), servers
+//              idle: the gateway's RSS, the RSS of every MCP server process, and how many there are
 //   latency    one turn whose model asks for N tool calls one after another (`call s0__echo`):
 //              for each, the time from the model's answer (the tool call) to the next model
 //              request (carrying the result), as the mock model sees it; p50 / p99
@@ -176,7 +176,7 @@ async function contender(name, model, everythingUrl) {
   result.toolsOffered = mcpTools.every((t) => offered.includes(t))
   await firstTurn
 
-  // rss: one call in each of 3 fresh sessions, then idle.
+  // rss: one call in each of 3 more sessions (4 with the first turn's), then idle.
   for (let i = 1; i <= 3; i++) await openclaw(state, 'agent', '--session-key', `agent:main:bench-${i}`, '-m', `bench-s${i}\ncall s${i}__echo {"text":"session ${i}"}`)
   const procs = processes(echoScript)
   result.gatewayRssMb = +(rssKb(gateway.child.pid) / 1024).toFixed(1)
@@ -239,7 +239,7 @@ try {
 const rows = [
   ['gateway start → tools offered (ms)', 'readyMs'],
   ['gateway RSS, servers idle (MB)', 'gatewayRssMb'],
-  ['MCP server processes (3 sessions)', 'serverProcesses'],
+  ['MCP server processes (4 sessions)', 'serverProcesses'],
   ['their RSS (MB)', 'serversRssMb'],
   [`tool call, model → model (p50 ms, ${CALLS} calls)`, 'p50Ms'],
   ['tool call, model → model (p99 ms)', 'p99Ms'],
