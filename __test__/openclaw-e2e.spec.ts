@@ -177,7 +177,7 @@ function resultRequest(marker: string, count: number) {
   return model.waitFor((r) => userText(r.body).includes(marker) && toolMessages(r.body).length >= count)
 }
 
-const MCP_TOOLS = ['echo__echo', 'echo__add', 'echo__resources_list', 'echo__resources_read', 'everything__echo', 'everything__get-sum']
+const MCP_TOOLS = ['echo__echo', 'echo__add', 'echo__resources_list', 'echo__resources_read', 'everything__echo', 'everything__get-sum', 'everything__prompts_get']
 
 beforeAll(async () => {
   for (const [what, file] of [['openclaw (bash scripts/install-openclaw.sh)', OPENCLAW], ['Node 24 (bash scripts/install-openclaw.sh)', NODE24], ['the addon (npm run build)', ADDON]]) {
@@ -229,13 +229,14 @@ afterAll(async () => {
 })
 
 describe('openclaw agent exec (one-shot run) with the plugin in place of bundle-mcp', () => {
-  it('offers the MCP tools under bundle-mcp names, wraps every result, reads a resource, reaches an HTTP server, and leaves no server process', async () => {
+  it('offers the MCP tools under bundle-mcp names, wraps every result, reads a resource, gets a prompt, reaches an HTTP server, and leaves no server process', async () => {
     const from = model.requests.length
     const prompt = [
       'e2e-exec',
       'call echo__echo {"text":"hello from exec"}',
       'call echo__resources_read {"uri":"example://readme"}',
       'call everything__echo {"message":"over http"}',
+      'call everything__prompts_get {"name":"simple-prompt"}',
     ].join('\n')
     const out = await openclaw('agent', 'exec', '--config', configPath, '--model', 'mock/m1', '--json', prompt)
     expect(out).not.toContain('plugin tool is undeclared')
@@ -244,12 +245,13 @@ describe('openclaw agent exec (one-shot run) with the plugin in place of bundle-
     for (const name of MCP_TOOLS) expect(names.filter((n) => n === name)).toEqual([name])
     expect(names).not.toContain('extra__echo')
 
-    const last = await resultRequest('e2e-exec', 3)
-    const [echo, readme, http] = toolMessages(last.body)
+    const last = await resultRequest('e2e-exec', 4)
+    const [echo, readme, http, fetched] = toolMessages(last.body)
     expect(echo).toBe(expectedWrapped('hello from exec', 'echo', wrappedId(echo)))
     expect(readme).toContain('This is the example MCP server of @openclaw/mcp-native.')
     expect(readme).toBe(expectedWrapped(readme.slice(readme.indexOf('---\n') + 4, readme.lastIndexOf('\n<<<END')), 'echo', wrappedId(readme)))
     expect(http).toBe(expectedWrapped('Echo: over http', 'everything', wrappedId(http)))
+    expect(fetched).toBe(expectedWrapped('[user]\nThis is a simple prompt without arguments.', 'everything', wrappedId(fetched)))
     expect(JSON.parse(out).final).toMatch(/^done: /)
     // The one-shot run disposed of the manager: no server left behind.
     expect(processesTagged(echoScript)).toEqual([])
