@@ -219,6 +219,11 @@ beforeAll(async () => {
   for (const name of MCP_TOOLS) expect(sync.names).toContain(name)
   expect(sync.names).toContain('extra__echo')
   expect(JSON.parse(fs.readFileSync(path.join(pkg, 'openclaw.plugin.json'), 'utf8')).contracts.tools).toEqual(sync.names)
+  // The same from OpenClaw's own command line (its config reader, the directory it loads from).
+  const again = JSON.parse(await openclaw('mcp-native', 'sync', '--json'))
+  expect(again.manifestPath).toBe(path.join(pkg, 'openclaw.plugin.json'))
+  expect(again.names).toEqual(sync.names)
+  expect(again.servers.map((s: any) => [s.server, s.change])).toEqual([['echo', 'unchanged'], ['everything', 'unchanged'], ['extra', 'unchanged']])
   const { extra: _, ...servers } = config.mcp.servers
   writeServers(servers)
 }, 240_000)

@@ -277,6 +277,38 @@ function acquireHost(api, rootDir) {
   return { host, release }
 }
 
+/** `openclaw mcp-native sync`: `openclaw-mcp-native openclaw sync` run by OpenClaw itself, on
+ *  the config OpenClaw read (JSON5, includes and all) and the directory it loads the plugin from. */
+const CLI_DESCRIPTOR = { name: 'mcp-native', description: "Declare the MCP tools of the mcp-native plugin (contracts.tools) from the configured servers", hasSubcommands: true }
+function registerSyncCommand(api, rootDir) {
+  if (typeof api.registerCli !== 'function') return
+  api.registerCli(
+    ({ program, config, logger }) => {
+      const group = program.command('mcp-native').description(CLI_DESCRIPTOR.description)
+      group
+        .command('sync')
+        .description("Start the configured MCP servers once and write their tool names into the plugin's manifest")
+        .option('--cached', 'take a server\'s tools from the tool cache when it has them, without starting it')
+        .option('--json', 'print the result as JSON')
+        .action(async (opts) => {
+          const { syncPlugin, formatSyncReport, isLinked } = require('./sync')
+          const json = config ?? api.config
+          let result
+          try {
+            result = await syncPlugin(json, rootDir, { logger: prefixed(logger ?? api.logger), cached: Boolean(opts?.cached) })
+          } catch (e) {
+            process.stderr.write(`openclaw mcp-native sync: ${e.message}\n`)
+            process.exitCode = 2
+            return
+          }
+          process.stdout.write(opts?.json ? JSON.stringify(result, null, 2) + '\n' : formatSyncReport(result, { linked: isLinked(json, rootDir) }))
+          process.exitCode = result.failed.length > 0 ? 1 : 0
+        })
+    },
+    { descriptors: [CLI_DESCRIPTOR] },
+  )
+}
+
 const plugin = {
   id: PLUGIN_ID,
   name: 'MCP (native)',
@@ -293,6 +325,7 @@ const plugin = {
     // Registration does no work (nothing starts before the service or a tool factory call),
     // so every mode gets the same registrations: OpenClaw decides from a discovery load which
     // plugins own tools.
+    registerSyncCommand(api, rootDir)
     const { host, release } = acquireHost(api, rootDir)
     api.registerTool((ctx) => host.current().toolsFor(ctx))
     api.registerService({

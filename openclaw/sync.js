@@ -118,4 +118,40 @@ function serverOfLabel(label) {
   return m ? m[1] : undefined
 }
 
-module.exports = { syncPlugin, TOOL_CACHE }
+/** The report `openclaw sync` prints: a line per server, what was declared, what to do next.
+ *  `linked`: the plugin directory is a link OpenClaw loads in place (no consent needed). */
+function formatSyncReport(result, { linked = false } = {}) {
+  let out = ''
+  for (const s of result.servers) {
+    let what
+    if (s.change === 'new') what = 'new'
+    else if (s.change === 'unchanged') what = 'unchanged since the last sync'
+    else if (s.change === 'gone') what = 'no longer configured: its tools are no longer declared'
+    else if (s.change === 'kept') what = `did not start (${s.status}): kept the tools of the last sync`
+    else {
+      const parts = []
+      if (s.added.length) parts.push(`added ${s.added.join(', ')}`)
+      if (s.removed.length) parts.push(`removed ${s.removed.join(', ')}`)
+      if (!parts.length) parts.push('descriptions or schemas')
+      what = `CHANGED since the last sync: ${parts.join('; ')}`
+    }
+    const failed = s.status !== 'ready' && s.change !== 'gone' && s.change !== 'kept' ? ` (${s.status})` : ''
+    out += `${s.server}: ${s.tools} tool${s.tools === 1 ? '' : 's'}${failed}, ${what}\n`
+  }
+  out += `Declared ${result.names.length} tool name${result.names.length === 1 ? '' : 's'} in ${result.manifestPath}\n`
+  out += 'Restart the gateway (openclaw gateway restart) so that OpenClaw reads them.\n'
+  if (result.added > 0 && !linked) {
+    // OpenClaw records the tool names a copied install declared when it was accepted; new names
+    // need the same consent again (`openclaw plugins list` warns until then).
+    out += 'New tool names: accept them with `openclaw plugins enable mcp-native --accept-capabilities`.\n'
+  }
+  return out
+}
+
+/** Whether openclaw.json links `dir` (`openclaw plugins install -l`). */
+function isLinked(openclawJson, dir) {
+  const paths = openclawJson?.plugins?.load?.paths
+  return (Array.isArray(paths) ? paths : []).some((d) => typeof d === 'string' && path.resolve(d) === path.resolve(dir))
+}
+
+module.exports = { syncPlugin, formatSyncReport, isLinked, TOOL_CACHE }

@@ -53,7 +53,7 @@ async function openclaw(ctx) {
   if (!fs.existsSync(path.join(pluginDir, 'openclaw.plugin.json'))) {
     throw new ctx.ConfigError(`--plugin-dir ${pluginDir}: no openclaw.plugin.json there (the directory OpenClaw installed @openclaw/mcp-native into; 'openclaw plugins inspect mcp-native' shows it)`)
   }
-  const { syncPlugin } = require('../../../openclaw/sync')
+  const { syncPlugin, formatSyncReport } = require('../../../openclaw/sync')
   const { PluginConfigError } = require('../../../openclaw/config')
   let result
   try {
@@ -67,34 +67,9 @@ async function openclaw(ctx) {
     if (e instanceof PluginConfigError) throw new ctx.ConfigError(`${configFile}: ${e.message}`)
     throw e
   }
-  const linked = (Array.isArray(json?.plugins?.load?.paths) ? json.plugins.load.paths : []).some((d) => typeof d === 'string' && path.resolve(d) === pluginDir)
-  if (flags['--json']) {
-    process.stdout.write(JSON.stringify(result, null, 2) + '\n')
-  } else {
-    for (const s of result.servers) {
-      let what
-      if (s.change === 'new') what = 'new'
-      else if (s.change === 'unchanged') what = 'unchanged since the last sync'
-      else if (s.change === 'gone') what = 'no longer configured: its tools are no longer declared'
-      else if (s.change === 'kept') what = `did not start (${s.status}): kept the tools of the last sync`
-      else {
-        const parts = []
-        if (s.added.length) parts.push(`added ${s.added.join(', ')}`)
-        if (s.removed.length) parts.push(`removed ${s.removed.join(', ')}`)
-        if (!parts.length) parts.push('descriptions or schemas')
-        what = `CHANGED since the last sync: ${parts.join('; ')}`
-      }
-      const failed = s.status !== 'ready' && s.change !== 'gone' && s.change !== 'kept' ? ` (${s.status})` : ''
-      process.stdout.write(`${s.server}: ${s.tools} tool${s.tools === 1 ? '' : 's'}${failed}, ${what}\n`)
-    }
-    process.stdout.write(`Declared ${result.names.length} tool name${result.names.length === 1 ? '' : 's'} in ${result.manifestPath}\n`)
-    process.stdout.write('Restart the gateway (openclaw gateway restart) so that OpenClaw reads them.\n')
-    if (result.added > 0 && !linked) {
-      // OpenClaw records the tool names a copied install declared when it was accepted; new
-      // names need the same consent again (`openclaw plugins list` warns until then).
-      process.stdout.write('New tool names: accept them with `openclaw plugins enable mcp-native --accept-capabilities`.\n')
-    }
-  }
+  const linked = require('../../../openclaw/sync').isLinked(json, pluginDir)
+  if (flags['--json']) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
+  else process.stdout.write(formatSyncReport(result, { linked }))
   return result.failed.length > 0 ? 1 : 0
 }
 
