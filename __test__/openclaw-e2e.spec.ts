@@ -324,7 +324,7 @@ describe('openclaw gateway run + openclaw agent', () => {
     expect(line.slice(line.indexOf('offer them: ') + 12).split(';')[0].split(', ')).toEqual([
       'late__add', 'late__current_time', 'late__echo', 'late__resources_list', 'late__resources_read', 'late__word_count',
     ])
-    expect(line).toContain("run 'openclaw-mcp-native openclaw sync', then restart the gateway")
+    expect(line).toContain("run 'openclaw mcp-native sync' (or 'openclaw-mcp-native openclaw sync'), then restart the gateway")
     const servers = processesTagged(echoScript)
     expect(servers.length).toBeGreaterThan(0)
     expect(servers.every(isAlive)).toBe(true)

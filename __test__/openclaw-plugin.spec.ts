@@ -227,7 +227,7 @@ describe('the plugin as OpenClaw drives it', () => {
     await waitUntil(() => lines.some((l) => l.includes('not declared')), { what: 'the undeclared-tools line' })
     const undeclared = lines.filter((l) => l.includes('not declared'))
     expect(undeclared).toEqual([
-      `warn [mcp-native] 6 MCP tool(s) not declared in ${path.join(dir, 'openclaw.plugin.json')} (contracts.tools), so OpenClaw will not offer them: ${ECHO_TOOLS.join(', ')}; run 'openclaw-mcp-native openclaw sync', then restart the gateway`,
+      `warn [mcp-native] 6 MCP tool(s) not declared in ${path.join(dir, 'openclaw.plugin.json')} (contracts.tools), so OpenClaw will not offer them: ${ECHO_TOOLS.join(', ')}; run 'openclaw mcp-native sync' (or 'openclaw-mcp-native openclaw sync'), then restart the gateway`,
     ])
     const [pid] = processesTagged(ECHO_SERVER)
 

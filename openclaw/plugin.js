@@ -30,7 +30,7 @@ function loadPackage() {
 }
 const { readSyncState, SYNC_FILE, PLACEHOLDER_TOOL } = require('./sync-state')
 
-const SYNC_HINT = "run 'openclaw-mcp-native openclaw sync', then restart the gateway"
+const SYNC_HINT = "run 'openclaw mcp-native sync' (or 'openclaw-mcp-native openclaw sync'), then restart the gateway"
 
 function prefixed(logger) {
   const line = (level) => (msg) => {
