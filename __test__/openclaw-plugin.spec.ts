@@ -244,6 +244,23 @@ describe('the plugin as OpenClaw drives it', () => {
     expect(await waitForDeath([pid, ...processesTagged('more')], 10_000)).toEqual([])
   }, 60_000)
 
+  it('starts nothing on a config it cannot use, says so once, and starts when a turn brings a usable one', async () => {
+    const dir = pluginDir()
+    const lines: string[] = []
+    const api = fakeApi(dir, { mcp: { servers: { bad: { transport: 'stdio' } } } }, lines)
+    pluginModule.register(api)
+    expect(api.services[0].start()).toBeUndefined()
+    expect(api.tools[0]({ agentId: 'main', getRuntimeConfig: () => api.config })).toBeNull()
+    expect(lines.filter((l) => l.startsWith('error'))).toEqual([expect.stringMatching(/^error \[mcp-native\] config not used: mcp\.servers: .*bad.*command/)])
+    expect(processesTagged('usable')).toEqual([])
+    api.tools[0]({ agentId: 'main', getRuntimeConfig: () => ({ mcp: { servers: { echo: echo('usable') } } }) })
+    await waitUntil(() => lines.includes("info [mcp-native] MCP server 'echo' connected (6 tools)"), { what: 'the server to start' })
+    const pids = processesTagged('usable')
+    expect(pids).toHaveLength(1)
+    await api.disposers[0]()
+    expect(await waitForDeath(pids, 10_000)).toEqual([])
+  }, 30_000)
+
   it('registers nothing and says why in one line when the addon cannot load', () => {
     // A package whose entry throws as index.js does when the binary cannot load.
     const pkg = tempDir('mcp-native-broken-')

@@ -8,7 +8,8 @@
 //     with the gateway (a service) or, where no services run (`openclaw agent exec`), at the first
 //     tool factory call; one-shot runs dispose of it (`api.lifecycle.registerRuntimeLifecycle`).
 //   - OpenClaw offers only tool names declared in openclaw.plugin.json (`contracts.tools`).
-//     `openclaw-mcp-native openclaw sync` writes them, with each agent's tool definitions
+//     `openclaw mcp-native sync` (registered here) or `openclaw-mcp-native openclaw sync` writes
+//     them, with each agent's tool definitions
 //     (openclaw.tools.json), from the configured servers. Until the servers are ready, an agent is
 //     offered those definitions; calling one waits for the server. Live tools that are not
 //     declared are named in one log line (OpenClaw would drop them without a word).
@@ -122,16 +123,13 @@ class McpHost {
   /** Starts the servers once (the service, or the first tool factory call). */
   start() {
     if (this.closed) return Promise.resolve()
-    if (!this.starting) {
-      if (!this.setup) {
-        this.starting = Promise.resolve()
-        return this.starting
-      }
+    // Without a usable config nothing starts, until a turn brings one (toolsFor).
+    if (!this.manager && this.setup) {
       this.manager = new McpManager(this.setup.config, this.managerOptions())
       this.manager.on('toolsChanged', () => this.reportUndeclared())
       this.starting = this.manager.start().then(() => this.reportUndeclared())
     }
-    return this.starting
+    return this.starting ?? Promise.resolve()
   }
 
   /** Applies a changed openclaw.json (`mcp.*`) to the running manager. */
@@ -175,7 +173,10 @@ class McpHost {
   toolsFor(ctx) {
     if (this.closed) return null
     const runtime = typeof ctx?.getRuntimeConfig === 'function' ? ctx.getRuntimeConfig() : ctx?.runtimeConfig
-    if (runtime && this.manager) this.reconfigure(runtime)
+    if (runtime) {
+      if (this.manager) this.reconfigure(runtime)
+      else if (!this.setup) this.apply(runtime)
+    }
     this.start()
     if (!this.setup) return null
     let live = []
