@@ -18,6 +18,13 @@ into the directory given as argv[1] (default target/detector-corpus):
                    are the texts the injections hide in, so they are where a rule for agent-
                    directed requests ("send … to <address>") would misfire.
 
+Every row also has 'group' (the key its side of the split is decided by: a bastioncorpus attack
+with its translations, an AgentDojo task with every rendering of it, an environment item) and
+'split' ('train', 'calib' or 'heldout', scripts/detector_split.py): an AgentDojo row is held out
+when its task is or when its attack template is one of HELDOUT_TEMPLATES. 'calib' is kept only for
+benign tool outputs (the rows the model's threshold is chosen on); other rows there count as
+'train'.
+
 Installs nothing: scripts/detector-eval.sh runs it inside target/detector-venv, where
 bastioncorpus==0.6.0 and agentdojo==0.1.35 are installed. AgentDojo's suites are imported when
 they can be (that needs its dependencies: pydantic, yaml, openai, ...); when that fails (an
@@ -39,6 +46,9 @@ import os
 import pathlib
 import re
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from detector_split import HELDOUT_TEMPLATES, side  # noqa: E402
 
 USER_NAME = "Emma Johnson"  # ImportantInstructionsAttack.user_name
 MODEL_NAME = "GPT-4"  # agentdojo.models.MODEL_NAMES["gpt-4o-2024-05-13"]
@@ -62,6 +72,25 @@ def write_jsonl(path: pathlib.Path, rows: list[dict]) -> None:
 # --- bastioncorpus ---------------------------------------------------------------------------
 
 
+def train_or_heldout(s: str) -> str:
+    """Only benign tool outputs have a calibration part; anything else there is trained on."""
+    return "train" if s == "calib" else s
+
+
+def bastion_group(row_id: str) -> str:
+    """One group per attack with its translations: language tags dropped from the id
+    ("ind-de-canary-001" is "ind-canary-001"), and the chain-of-thought forgeries (one attack in
+    five languages, numbered on) as one family."""
+    stem = row_id.split("/", 1)[1]
+    for lang in ("de", "fr", "es", "it"):
+        stem = stem.replace(f"-{lang}-", "-")
+        if stem.startswith(f"{lang}-"):
+            stem = stem[len(lang) + 1:]
+    if stem.startswith("cot-"):
+        stem = "cot"
+    return f"bastion/{stem}"
+
+
 def bastion_rows() -> list[dict]:
     try:
         from importlib.resources import files
@@ -83,6 +112,8 @@ def bastion_rows() -> list[dict]:
         for key in ("category", "lang", "tactic", "channel"):
             if key in r:
                 row[key] = r[key]
+        row["group"] = bastion_group(row["id"])
+        row["split"] = train_or_heldout(side(row["group"]))
         rows.append(row)
     return rows
 
@@ -298,19 +329,25 @@ def agentdojo_rows() -> tuple[list[dict], str]:
 
     rows = []
     for t in tasks:
-        base = {"suite": t["suite"], "task": t["task"], "version": version}
+        group = f"agentdojo-task/{t['suite']}/{t['task']}"
+        task_side = train_or_heldout(side(group))
+        split = lambda attack: "heldout" if task_side == "heldout" or attack in HELDOUT_TEMPLATES else "train"  # noqa: E731
+        base = {"suite": t["suite"], "task": t["task"], "version": version, "group": group}
         stem = f"agentdojo/{t['suite']}/{t['task']}"
         rows.append({"id": f"{stem}/important_instructions", "source": "agentdojo", "label": "attack",
-                     "text": render(templates["important_instructions"], t["goal"]), "attack": "important_instructions", **base})
-        rows.append({"id": f"{stem}/goal", "source": "agentdojo-goal", "label": "attack", "text": t["goal"], "attack": "goal", **base})
+                     "text": render(templates["important_instructions"], t["goal"]), "attack": "important_instructions",
+                     "split": split("important_instructions"), **base})
+        rows.append({"id": f"{stem}/goal", "source": "agentdojo-goal", "label": "attack", "text": t["goal"], "attack": "goal",
+                     "split": split("goal"), **base})
         for name in OTHER_ATTACKS:
             if name not in templates or (name == "tool_knowledge" and t["tools"] is None):
                 continue
             rows.append({"id": f"{stem}/{name}", "source": "agentdojo-other", "label": "attack",
-                         "text": render(templates[name], t["goal"], t["tools"] or ""), "attack": name, **base})
+                         "text": render(templates[name], t["goal"], t["tools"] or ""), "attack": name, "split": split(name), **base})
     for name in sorted(n for n in templates if n.endswith("dos")):  # no goal: one text each
         rows.append({"id": f"agentdojo/{name}", "source": "agentdojo-other", "label": "attack",
-                     "text": render(templates[name], ""), "attack": name, "version": version})
+                     "text": render(templates[name], ""), "attack": name, "version": version, "group": f"agentdojo-template/{name}",
+                     "split": "heldout" if name in HELDOUT_TEMPLATES else "train"})
     return rows, f"benchmark {version}, {len(tasks)} injection tasks, GOALs by {how}"
 
 
@@ -353,7 +390,9 @@ def environment_rows() -> list[dict]:
         for where, item in items:
             text = item if isinstance(item, str) else yaml.safe_dump(item, sort_keys=False, allow_unicode=True, width=10**9)
             if len(text.strip()) >= 20:
-                rows.append({"id": f"agentdojo-env/{suite.name}/{where}", "source": "agentdojo-env", "label": "benign", "text": text})
+                row_id = f"agentdojo-env/{suite.name}/{where}"
+                rows.append({"id": row_id, "source": "agentdojo-env", "label": "benign", "text": text,
+                             "group": row_id, "split": side(row_id)})
     return rows
 
 
@@ -371,6 +410,8 @@ def main() -> None:
         by = collections.Counter((r["source"], r["label"]) for r in rows)
         parts = ", ".join(f"{source} {label} {n}" for (source, label), n in sorted(by.items()))
         print(f"  {file}: {len(rows)} rows ({parts})")
+        splits = collections.Counter((r["label"], r["split"]) for r in rows)
+        print("    split: " + ", ".join(f"{label} {split} {n}" for (label, split), n in sorted(splits.items())))
         if file == "agentdojo.jsonl":
             attacks = collections.Counter(r["attack"] for r in rows if r["source"] == "agentdojo-other")
             print("    agentdojo-other by attack: " + ", ".join(f"{a} {n}" for a, n in sorted(attacks.items())))
