@@ -10,7 +10,9 @@
 //! in the input.
 //!
 //! A rule is a phrase (a hit by itself) or a pair (a first phrase followed by a second within a
-//! window of characters). Rule names are what [`detect`] returns, in rule order.
+//! window of characters). Rule names are what [`detect`] returns, in rule order; when no rule
+//! fires and the learned stage is switched on, its `model:<score>` ([`super::model`], on the
+//! same visible text).
 
 use std::sync::OnceLock;
 
@@ -927,7 +929,11 @@ fn walk(text: &[u8], hit: &mut [bool], split: bool) {
     }
 }
 
-/// The rules `content` fires, in rule order (empty: nothing found).
+/// The rules `content` fires, in rule order (empty: nothing found). With the learned stage
+/// switched on ([`super::model::enabled`]: experimental, off by default), when no rule fires,
+/// its finding (`model:<score>`) if the visible text scores at or above its threshold. A rule
+/// names what it saw, the model only how much the text reads like an injection, so it speaks
+/// where the rules are silent, and a text the rules flag is reported as before.
 pub fn detect(content: &str) -> Vec<&'static str> {
     let mut hit = vec![false; RULES.len()];
     let read = visible(content);
@@ -935,11 +941,15 @@ pub fn detect(content: &str) -> Vec<&'static str> {
     for view in decoded::views(&read) {
         scan(visible(&view).as_bytes(), &mut hit);
     }
-    RULES
+    let mut found: Vec<&'static str> = RULES
         .iter()
         .zip(hit)
         .filter_map(|(rule, hit)| hit.then_some(rule.name))
-        .collect()
+        .collect();
+    if found.is_empty() && super::model::enabled() {
+        found.extend(super::model::model().finding(read.as_bytes()));
+    }
+    found
 }
 
 #[cfg(test)]

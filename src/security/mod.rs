@@ -16,6 +16,7 @@ mod fold;
 mod foldre;
 mod jsre;
 mod markers;
+mod model;
 mod normalize;
 mod pieces;
 mod tokens;
