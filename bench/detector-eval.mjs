@@ -1,25 +1,34 @@
 // How well the addon's prompt-injection detectors work: for each detector ('openclaw', the
-// default, and 'enhanced' when the build has it)
+// default, and 'enhanced' when the build has it; the enhanced findings also split into its rules
+// and its learned stage, `model:<score>`)
 //   - recall on attack corpora (bastioncorpus's malicious rows; AgentDojo's injection tasks as
 //     its `important_instructions` attack renders them, as bare goals, and under its other
 //     fixed-template attacks), each as is and disguised by the transforms of
 //     lib/injection-transforms.mjs (zero-width characters, fullwidth forms, Unicode tag
 //     characters, homoglyphs): detected / total;
 //   - false positives on benign text cut into passages of at most 2,000 characters (paragraph or
-//     line boundaries): bastioncorpus's benign rows, the README*.md of every package in
-//     node_modules, a deterministic sample of ~300 source files from node_modules (≤ 3 MB), and
-//     real tool output (server-filesystem on docs/ and server-everything's harmless tools, run
-//     through the addon itself and unwrapped from the untrusted-content block, plus this repo's
-//     git log/show): passages flagged / passages;
-//   - throughput (MB/s) over the README prose (its passages concatenated): the median of 5
-//     rounds of ≥ 5 MB each, so one slow round (a page fault storm, a busy core) does not decide.
+//     line boundaries), as is and under the same transforms: bastioncorpus's benign rows,
+//     AgentDojo's environments, the README*.md of every package in node_modules, a deterministic
+//     sample of ~300 source files from node_modules (≤ 3 MB), and real tool output
+//     (server-filesystem on docs/ and server-everything's harmless tools, run through the addon
+//     itself and unwrapped from the untrusted-content block, plus this repo's git log/show):
+//     passages flagged / passages;
+//   - every figure twice: on the training side (what scripts/detector-train.py trained on or
+//     chose its threshold on) and held out (never read by it; lib/detector-split.mjs decides, by
+//     source document and attack template, exactly as scripts/detector_split.py does; the tool
+//     outputs are all held out);
+//   - throughput (MB/s) over the README prose (its passages concatenated) and over 1 MB tool
+//     results (the prose cut to 1 MB, one call each): the median of 5 rounds of ≥ 5 MB each, so
+//     one slow round (a page fault storm, a busy core) does not decide.
 // `detectInjection(content, { detection })` is used when the addon exports it; otherwise only
 // 'openclaw' is evaluated, through `detectSuspiciousPatterns`.
 //
 //   bash scripts/detector-eval.sh [--show-misses N] [--json OUT]     (builds the corpus first)
-//   node bench/detector-eval.mjs [--addon PATH] [--corpus DIR] [--json OUT] [--show-misses N]
+//   node bench/detector-eval.mjs [--addon PATH] [--corpus DIR] [--json OUT] [--show-misses N] [--no-model]
 //
 // --corpus: the JSONL files of scripts/detector-corpus.py (default target/detector-corpus).
+// --no-model: leave the enhanced detector's learned stage off (OPENCLAW_MCP_DETECTOR_MODEL unset),
+// as it is by default: the enhanced column is then the rules alone, as shipped.
 // --show-misses N: up to N missed attacks, N evasions (caught as is, missed once transformed)
 // and N false positives per detector, 160 characters each, for tuning. Prints one markdown
 // table (recall and false-positive rows, one column per detector), a throughput line per
@@ -32,9 +41,14 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { createRequire } from 'node:module'
 import { join, relative, resolve } from 'node:path'
 import { opt, repo } from './lib/cli.mjs'
+import { side } from './lib/detector-split.mjs'
 import { TRANSFORMS } from './lib/injection-transforms.mjs'
 
 const t0 = performance.now()
+// The enhanced detector's learned stage is off unless this is set when it first detects
+// (src/security/model.rs): the eval measures it unless told --no-model.
+const withModel = !process.argv.includes('--no-model')
+if (withModel) process.env.OPENCLAW_MCP_DETECTOR_MODEL = '1'
 const require = createRequire(import.meta.url)
 const native = require(resolve(opt('--addon', resolve(repo, 'index.js'))))
 const corpusDir = resolve(opt('--corpus', resolve(repo, 'target/detector-corpus')))
@@ -175,14 +189,17 @@ function walk(dir, keep, out = []) {
 }
 
 const benign = new Map() // set name -> [{ text, where }]
-const addPassages = (set, text, where) => {
+/** 'heldout' (never read by scripts/detector-train.py) or 'seen' (trained on, or its threshold chosen on). */
+const sideOf = (split) => (split === 'heldout' ? 'heldout' : 'seen')
+/** A document's passages, with the side of the split it is on (its key's, or `split`). */
+const addPassages = (set, text, where, split) => {
   if (!benign.has(set)) benign.set(set, [])
-  passages(text).forEach((p, i) => benign.get(set).push({ text: p, where: `${where}#${i + 1}` }))
+  passages(text).forEach((p, i) => benign.get(set).push({ text: p, where: `${where}#${i + 1}`, side: sideOf(split) }))
 }
 const setInfo = {}
 
 // bastioncorpus's benign rows (and any other benign rows of the corpus), whole texts.
-for (const row of rows.filter((r) => r.label === 'benign')) addPassages(`${row.source} benign rows`, row.text, row.id)
+for (const row of rows.filter((r) => r.label === 'benign')) addPassages(`${row.source} benign rows`, row.text, row.id, row.split ?? 'train')
 
 // README*.md of every package in node_modules, all depths, one copy of each content.
 const modules = resolve(repo, 'node_modules')
@@ -197,7 +214,7 @@ const modules = resolve(repo, 'node_modules')
       if (seen.has(h)) continue
       seen.add(h)
       bytes += Buffer.byteLength(text)
-      addPassages('node_modules READMEs', text, relative(repo, f))
+      addPassages('node_modules READMEs', text, relative(repo, f), side(relative(repo, f)))
     } catch (error) {
       problems.push(`${relative(repo, f)} unreadable (${error.message})`)
     }
@@ -225,7 +242,7 @@ const modules = resolve(repo, 'node_modules')
       if (seen.has(h)) continue
       seen.add(h)
       bytes += size
-      addPassages('node_modules sources', text, relative(repo, all[i]))
+      addPassages('node_modules sources', text, relative(repo, all[i]), side(relative(repo, all[i])))
     } catch (error) {
       problems.push(`${relative(repo, all[i])} unreadable (${error.message})`)
     }
@@ -333,7 +350,7 @@ async function toolOutputs() {
             toolInfo.results++
             toolInfo.byOrigin[origin] = (toolInfo.byOrigin[origin] ?? 0) + 1
             if (!inner.trim()) toolInfo.empty++ // e.g. only resource links, which the default results mode drops
-            addPassages(TOOL_SET, inner, label)
+            addPassages(TOOL_SET, inner, label, 'heldout')
           }
         } catch (error) {
           toolInfo.errors++
@@ -350,7 +367,7 @@ async function toolOutputs() {
     try {
       const out = execFileSync('git', args, { cwd: repo, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] })
       toolInfo.byOrigin.git = (toolInfo.byOrigin.git ?? 0) + 1
-      addPassages(TOOL_SET, out, `git ${args.join(' ')}`)
+      addPassages(TOOL_SET, out, `git ${args.join(' ')}`, 'heldout')
     } catch (error) {
       problems.push(`git ${args.join(' ')}: ${error.message.split('\n')[0]}`)
     }
@@ -362,86 +379,122 @@ const benignNames = [...benign.keys()]
 const tLoad = performance.now()
 
 // --- scoring --------------------------------------------------------------------------------
+// Each text is scored once per detector and transform; the enhanced detector's findings are
+// also split into its rules and its learned stage (`model:<score>`), shown as two more columns.
+// Every count is kept per side of the split: 'seen' (what scripts/detector-train.py trained on
+// or chose its threshold on) and 'heldout' (never read by it: the figures that count).
 
-const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : '–')
-const results = {} // detector -> { recall: { corpus: { transform: { detected, total, errors } } }, fp: { set: {...} } }
-const misses = {} // detector -> { missed: [], evaded: [], fps: [] }
-for (const name of names) {
-  results[name] = { recall: {}, fp: {} }
-  misses[name] = { missed: [], evaded: [], fps: [] }
-  for (const corpus of corpusNames) {
-    const caughtAsIs = new Set()
-    for (const [tname, transform] of Object.entries(TRANSFORMS)) {
-      const cell = { detected: 0, total: 0, errors: 0 }
-      for (const row of attackCorpora.get(corpus)) {
-        let text
-        try {
-          text = transform(row.text)
-        } catch (error) {
-          problems.push(`transform ${tname} threw on ${row.id}: ${error.message}`)
-          cell.errors++
-          continue
-        }
-        const found = detect(name, text, `${row.id} (${tname})`)
-        if (found === null) {
-          cell.errors++
-          continue
-        }
-        cell.total++
-        if (found.length) {
-          cell.detected++
-          if (tname === 'none') caughtAsIs.add(row.id)
-        } else if (tname === 'none') {
-          misses[name].missed.push({ corpus, id: row.id, text: row.text })
-        } else if (caughtAsIs.has(row.id)) {
-          misses[name].evaded.push({ corpus, transform: tname, id: row.id, text: row.text })
-        }
-      }
-      ;(results[name].recall[corpus] ??= {})[tname] = cell
+const SIDES = ['seen', 'heldout']
+const SIDE_NAMES = { seen: 'training side', heldout: 'held out' }
+const isModel = (f) => String(f).startsWith('model:')
+const columns = [...names]
+if (detectors.enhanced && withModel) columns.push('rules', 'model')
+/** What each column says of a text, from the detectors' findings. */
+function verdicts(text, where) {
+  const out = {}
+  for (const name of names) {
+    const found = detect(name, text, where)
+    out[name] = found === null ? null : found.length > 0
+    if (name === 'enhanced') {
+      out.rules = found === null ? null : found.some((f) => !isModel(f))
+      out.model = found === null ? null : found.some(isModel)
+      out.findings = found
     }
   }
-  for (const set of benignNames) {
-    const cell = { flagged: 0, total: 0, errors: 0 }
-    for (const p of benign.get(set)) {
-      const found = detect(name, p.text, `${set} ${p.where}`)
-      if (found === null) {
-        cell.errors++
-        continue
-      }
-      cell.total++
-      if (found.length) {
-        cell.flagged++
-        misses[name].fps.push({ set, where: p.where, rules: found, text: p.text })
-      }
+  return out
+}
+
+const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : '–')
+const cell = () => ({ hit: 0, total: 0, errors: 0 })
+// results[column].recall[corpus][side][transform], results[column].fp[set][side][transform]
+const results = Object.fromEntries(columns.map((c) => [c, { recall: {}, fp: {} }]))
+const misses = Object.fromEntries(columns.map((c) => [c, { missed: [], evaded: [], fps: [] }]))
+const tally = (kind, group, sideName, tname, v) => {
+  for (const c of columns) {
+    const at = (((results[c][kind][group] ??= {})[sideName] ??= {})[tname] ??= cell())
+    if (v[c] === null) at.errors++
+    else {
+      at.total++
+      if (v[c]) at.hit++
     }
-    results[name].fp[set] = cell
   }
 }
 
-// Throughput: the README prose, concatenated, timed over ≥ 5 MB.
-const prose = (benign.get('node_modules READMEs') ?? []).map((p) => p.text).join('\n\n')
+for (const corpus of corpusNames) {
+  for (const row of attackCorpora.get(corpus)) {
+    const s = sideOf(row.split)
+    const caughtAsIs = {}
+    for (const [tname, transform] of Object.entries(TRANSFORMS)) {
+      let text
+      try {
+        text = transform(row.text)
+      } catch (error) {
+        problems.push(`transform ${tname} threw on ${row.id}: ${error.message}`)
+        continue
+      }
+      const v = verdicts(text, `${row.id} (${tname})`)
+      tally('recall', corpus, s, tname, v)
+      for (const c of columns) {
+        if (v[c] === null) continue
+        if (tname === 'none') {
+          caughtAsIs[c] = v[c]
+          if (!v[c]) misses[c].missed.push({ corpus, id: row.id, side: s, text: row.text })
+        } else if (!v[c] && caughtAsIs[c]) {
+          misses[c].evaded.push({ corpus, transform: tname, id: row.id, side: s, text: row.text })
+        }
+      }
+    }
+  }
+}
+for (const set of benignNames) {
+  for (const p of benign.get(set)) {
+    for (const [tname, transform] of Object.entries(TRANSFORMS)) {
+      const v = verdicts(transform(p.text), `${set} ${p.where} (${tname})`)
+      tally('fp', set, p.side, tname, v)
+      if (tname !== 'none') continue
+      for (const c of columns) {
+        if (v[c]) misses[c].fps.push({ set, where: p.where, side: p.side, rules: c === 'openclaw' ? [] : v.findings, text: p.text })
+      }
+    }
+  }
+}
+
+// Throughput: the README prose, concatenated, timed over ≥ 5 MB; then 1 MB tool results, the
+// size the speed target is set for: the passages no enhanced rule flags, concatenated and cut to
+// 1 MB, one call each (a text a rule flags is not read by the learned stage, so a clean text is
+// the one that costs both).
+const readmes = benign.get('node_modules READMEs') ?? []
+const prose = readmes.map((p) => p.text).join('\n\n')
 const proseBytes = Buffer.byteLength(prose)
+const MB1 = 1 << 20
+const cleanProse = readmes.filter((p) => !detectors.enhanced || !detectors.enhanced(p.text).some((f) => !isModel(f))).map((p) => p.text).join('\n\n')
+const oneMb = cleanProse ? cleanProse.repeat(Math.ceil(MB1 / cleanProse.length)).slice(0, MB1) : ''
+if (detectors.enhanced && oneMb && detectors.enhanced(oneMb).some((f) => !isModel(f))) notes.push('the 1 MB clean text still fires a rule: its throughput is the rules alone')
+function timeIt(fn, text) {
+  const bytesPer = Buffer.byteLength(text)
+  fn(text) // warm-up
+  const rounds = []
+  for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+    let bytes = 0
+    let calls = 0
+    const start = process.hrtime.bigint()
+    while (bytes < THROUGHPUT_BYTES) {
+      fn(text)
+      bytes += bytesPer
+      calls++
+    }
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9
+    rounds.push({ mbPerS: bytes / 1e6 / seconds, bytes, calls, seconds })
+  }
+  rounds.sort((a, b) => a.mbPerS - b.mbPerS)
+  const median = rounds[Math.floor(rounds.length / 2)]
+  return { ...median, bytesPerCall: bytesPer, rounds: rounds.map((r) => Number(r.mbPerS.toFixed(1))) }
+}
 const throughput = {}
 for (const name of names) {
   if (!proseBytes) break
   try {
-    detectors[name](prose) // warm-up
-    const rounds = []
-    for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-      let bytes = 0
-      let calls = 0
-      const start = process.hrtime.bigint()
-      while (bytes < THROUGHPUT_BYTES) {
-        detectors[name](prose)
-        bytes += proseBytes
-        calls++
-      }
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9
-      rounds.push({ mbPerS: bytes / 1e6 / seconds, bytes, calls, seconds })
-    }
-    rounds.sort((a, b) => a.mbPerS - b.mbPerS)
-    const median = rounds[Math.floor(rounds.length / 2)]
-    throughput[name] = { ...median, rounds: rounds.map((r) => Number(r.mbPerS.toFixed(1))) }
+    throughput[name] = { prose: timeIt(detectors[name], prose), oneMb: timeIt(detectors[name], oneMb) }
   } catch (error) {
     problems.push(`throughput ${name}: ${error.message}`)
   }
@@ -449,31 +502,38 @@ for (const name of names) {
 
 // --- report -----------------------------------------------------------------------------------
 
-const total = (name, pick) => {
+const sum = (column, kind, pick) => {
   let a = 0
   let b = 0
-  for (const corpus of corpusNames) for (const t of Object.keys(TRANSFORMS)) {
-    if (!pick(corpus, t)) continue
-    a += results[name].recall[corpus][t].detected
-    b += results[name].recall[corpus][t].total
+  for (const [group, bySide] of Object.entries(results[column][kind])) {
+    for (const [s, byT] of Object.entries(bySide)) {
+      for (const [t, c] of Object.entries(byT)) {
+        if (!pick(group, s, t)) continue
+        a += c.hit
+        b += c.total
+      }
+    }
   }
   return [a, b]
 }
-const fpTotal = (name) => benignNames.reduce(([a, b], s) => [a + results[name].fp[s].flagged, b + results[name].fp[s].total], [0, 0])
 
 console.log(`detector-eval: addon ${resolve(opt('--addon', resolve(repo, 'index.js')))}${binaries.length ? ` → ${binaries.join(', ')}` : ''}; corpus ${relative(process.cwd(), corpusDir) || '.'}; detectors ${names.join(', ')}`)
 for (const n of notes) console.log(`note: ${n}`)
+console.log(withModel
+  ? "learned stage: on (OPENCLAW_MCP_DETECTOR_MODEL=1; off by default): 'enhanced' is rules + model, 'enhanced: rules' what ships by default, 'enhanced: model' what the model adds where no rule fires"
+  : "learned stage: off (as by default): 'enhanced' is the rules alone")
+const count = (list) => SIDES.map((s) => `${SIDE_NAMES[s]} ${list.filter((x) => x === s).length}`).join(', ')
 console.log('attack corpora (rows; each is scored under every transform):')
-for (const c of corpusNames) console.log(`  ${c}: ${attackCorpora.get(c).length}`)
+for (const c of corpusNames) console.log(`  ${c}: ${attackCorpora.get(c).length} (${count(attackCorpora.get(c).map((r) => sideOf(r.split)))})`)
 console.log('benign sets (passages of ≤ 2,000 characters):')
 for (const s of benignNames) {
   const info = setInfo[s]
   let extra = ''
   if (s === 'node_modules READMEs') extra = ` from ${info.files} files (${info.duplicates} duplicates dropped), ${(info.bytes / 1e6).toFixed(2)} MB`
   else if (s === 'node_modules sources') extra = ` from ${info.files} of ${info.candidates} files (every ${info.every}-th path; ${info.skippedOver256KB} over 256 KB left out), ${(info.bytes / 1e6).toFixed(2)} MB`
-  else if (s === TOOL_SET) extra = ` from ${info.calls} tool calls (${info.errors} failed, ${info.empty} empty; text parts: ${Object.entries(info.byOrigin).map(([k, v]) => `${k} ${v}`).join(', ')}); skipped tools: ${info.skipped.join(', ') || 'none'}`
+  else if (s === TOOL_SET) extra = ` from ${info.calls} tool calls (${info.errors} failed, ${info.empty} empty; text parts: ${Object.entries(info.byOrigin).map(([k, v]) => `${k} ${v}`).join(', ')}); skipped tools: ${info.skipped.join(', ') || 'none'}; never trained on`
   else extra = ' (whole texts)'
-  console.log(`  ${s}: ${benign.get(s).length}${extra}`)
+  console.log(`  ${s}: ${benign.get(s).length} (${count(benign.get(s).map((p) => p.side))})${extra}`)
 }
 
 const clip = (s) => {
@@ -494,45 +554,54 @@ const roundRobin = (items, key, n) => {
   return out
 }
 if (showMisses > 0) {
-  for (const name of names) {
+  for (const name of columns) {
     const m = misses[name]
     console.log(`\n${name}: missed attacks (as is), ${m.missed.length} in all:`)
-    for (const x of roundRobin(m.missed, (x) => x.corpus, showMisses)) console.log(`  [${x.id}] ${clip(x.text)}`)
+    for (const x of roundRobin(m.missed, (x) => `${x.corpus} ${x.side}`, showMisses)) console.log(`  [${x.id}, ${x.side}] ${clip(x.text)}`)
     console.log(`${name}: evasions (caught as is, missed once transformed), ${m.evaded.length} in all:`)
     for (const x of roundRobin(m.evaded, (x) => x.transform, showMisses)) console.log(`  [${x.id} ${x.transform}] ${clip(x.text)}`)
     console.log(`${name}: false positives, ${m.fps.length} in all:`)
-    for (const x of roundRobin(m.fps, (x) => x.set, showMisses)) console.log(`  [${x.set}: ${x.where}] {${x.rules.map((r) => clip(String(r))).join(' | ')}} ${clip(x.text)}`)
+    for (const x of roundRobin(m.fps, (x) => x.set, showMisses)) console.log(`  [${x.set}: ${x.where}, ${x.side}] {${x.rules.map((r) => clip(String(r))).join(' | ')}} ${clip(x.text)}`)
   }
   console.log('')
 }
 
-console.log(`| metric | corpus / set | transform | n | ${names.join(' | ')} |`)
-console.log(`|---|---|---|--:|${names.map(() => '--:').join('|')}|`)
-for (const corpus of corpusNames) {
-  for (const t of Object.keys(TRANSFORMS)) {
-    const n = results[names[0]].recall[corpus][t].total
-    console.log(`| recall | ${corpus} | ${t} | ${n} | ${names.map((d) => pct(results[d].recall[corpus][t].detected, results[d].recall[corpus][t].total)).join(' | ')} |`)
+const cellOf = (column, kind, group, s, t) => results[column][kind][group]?.[s]?.[t]
+const head = columns.map((c) => (c === 'rules' ? 'enhanced: rules' : c === 'model' ? 'enhanced: model' : c))
+console.log(`| metric | corpus / set | side | transform | n | ${head.join(' | ')} |`)
+console.log(`|---|---|---|---|--:|${columns.map(() => '--:').join('|')}|`)
+const line = (metric, kind, group, s, t) => {
+  const first = cellOf(columns[0], kind, group, s, t)
+  if (!first || !first.total) return
+  console.log(`| ${metric} | ${group} | ${SIDE_NAMES[s]} | ${t} | ${first.total} | ${columns.map((c) => {
+    const x = cellOf(c, kind, group, s, t)
+    return pct(x.hit, x.total)
+  }).join(' | ')} |`)
+}
+for (const s of SIDES) for (const corpus of corpusNames) for (const t of Object.keys(TRANSFORMS)) line('recall', 'recall', corpus, s, t)
+for (const s of SIDES) for (const set of benignNames) for (const t of Object.keys(TRANSFORMS)) line('false positives', 'fp', set, s, t)
+for (const s of SIDES) {
+  for (const [metric, kind] of [['recall', 'recall'], ['false positives', 'fp']]) {
+    const n = sum(columns[0], kind, (_, ss) => ss === s)[1]
+    if (n) console.log(`| ${metric} | all | ${SIDE_NAMES[s]} | all | ${n} | ${columns.map((c) => pct(...sum(c, kind, (_, ss) => ss === s))).join(' | ')} |`)
   }
 }
-for (const t of Object.keys(TRANSFORMS)) {
-  const n = total(names[0], (_, tt) => tt === t)[1]
-  console.log(`| recall | all attacks | ${t} | ${n} | ${names.map((d) => pct(...total(d, (_, tt) => tt === t))).join(' | ')} |`)
-}
-console.log(`| recall | all attacks | all | ${total(names[0], () => true)[1]} | ${names.map((d) => pct(...total(d, () => true))).join(' | ')} |`)
-for (const set of benignNames) {
-  console.log(`| false positives | ${set} | – | ${results[names[0]].fp[set].total} | ${names.map((d) => pct(results[d].fp[set].flagged, results[d].fp[set].total)).join(' | ')} |`)
-}
-console.log(`| false positives | all benign passages | – | ${fpTotal(names[0])[1]} | ${names.map((d) => pct(...fpTotal(d))).join(' | ')} |`)
 console.log('')
 for (const name of names) {
   const t = throughput[name]
-  if (t) console.log(`throughput ${name}: ${t.mbPerS.toFixed(1)} MB/s (median of ${t.rounds.length} rounds of ${t.calls} calls on ${(proseBytes / 1e6).toFixed(2)} MB of README prose; rounds ${t.rounds.join(', ')})`)
-  else console.log(`throughput ${name}: not measured`)
+  if (!t) {
+    console.log(`throughput ${name}: not measured`)
+    continue
+  }
+  const what = name === 'enhanced' ? (withModel ? ' (rules + model)' : ' (rules)') : ''
+  console.log(`throughput ${name}${what}: ${t.prose.mbPerS.toFixed(1)} MB/s on README prose (median of ${t.prose.rounds.length} rounds of ${t.prose.calls} calls on ${(proseBytes / 1e6).toFixed(2)} MB; rounds ${t.prose.rounds.join(', ')}); ${t.oneMb.mbPerS.toFixed(1)} MB/s on 1 MB tool results no rule flags (rounds ${t.oneMb.rounds.join(', ')})`)
 }
 if (detectors.enhanced) {
-  const [a, b] = total('enhanced', () => true)
-  const [f, g] = fpTotal('enhanced')
-  console.log(`detector-eval: enhanced recall ${pct(a, b)} (all attacks, all transforms), false positives ${pct(f, g)} (all benign passages)`)
+  for (const s of SIDES) {
+    const [a, b] = sum('enhanced', 'recall', (_, ss) => ss === s)
+    const [f, g] = sum('enhanced', 'fp', (_, ss) => ss === s)
+    console.log(`detector-eval: enhanced, ${SIDE_NAMES[s]}: recall ${pct(a, b)} (all attacks, all transforms), false positives ${pct(f, g)} (benign passages, all transforms)`)
+  }
 }
 if (problems.length) {
   console.log(`\n${problems.length} bad item(s), counted and skipped:`)
@@ -548,18 +617,17 @@ if (jsonOut) {
     binaries,
     corpus: corpusDir,
     detectors: names,
+    columns,
     notes,
     transforms: Object.keys(TRANSFORMS),
     attackCorpora: Object.fromEntries(corpusNames.map((c) => [c, attackCorpora.get(c).length])),
     benignSets: Object.fromEntries(benignNames.map((s) => [s, { passages: benign.get(s).length, ...setInfo[s] }])),
-    results: Object.fromEntries(names.map((d) => [d, {
+    results: Object.fromEntries(columns.map((d) => [d, {
       ...results[d],
-      recallAll: Object.fromEntries([...Object.keys(TRANSFORMS).map((t) => [t, total(d, (_, tt) => tt === t)]), ['all', total(d, () => true)]].map(([k, [a, b]]) => [k, { detected: a, total: b }])),
-      fpAll: (([a, b]) => ({ flagged: a, total: b }))(fpTotal(d)),
       throughput: throughput[d] ?? null,
-      missed: misses[d].missed.map((x) => x.id),
+      missed: misses[d].missed.map((x) => `${x.id} (${x.side})`),
       evaded: misses[d].evaded.map((x) => `${x.id} ${x.transform}`),
-      falsePositives: misses[d].fps.map((x) => ({ set: x.set, where: x.where, rules: x.rules })),
+      falsePositives: misses[d].fps.map((x) => ({ set: x.set, where: x.where, side: x.side, rules: x.rules })),
     }])),
     problems,
     seconds,
