@@ -52,6 +52,7 @@ fn spawn_tree_process() -> ServerProcess {
         task_hints: Default::default(),
         history: Default::default(),
         output: Default::default(),
+        listing: None,
     };
     // The transport (the server's stdin and stdout) closes here; `sleep` never reads it.
     stdio::spawn(&spec, &Log::null()).expect("spawn").0

@@ -450,6 +450,7 @@ async fn connect_stdio(
         task_hints: server.fresh_task_hints(),
         history: server.stderr.clone(),
         output: server.options.output_watcher.clone(),
+        listing: Some(server.fresh_listing_bound()),
     };
     let (mut process, transport, lane) =
         stdio::spawn(&spec, &server.log).map_err(ConnectError::Spawn)?;
@@ -846,6 +847,9 @@ pub(super) async fn list_tools(
                 entries.push(bridged(tool));
             }
         }
+        // Tools the transport left out of a large page before rmcp read it (past `maxTools`)
+        // still count as listed.
+        listed += server.listing_beyond();
         match page.next_cursor {
             None => break false,
             Some(_) if entries.len() >= max => break true,

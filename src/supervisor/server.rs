@@ -21,6 +21,7 @@ use crate::status::Status;
 use crate::transport::call_lane::{self, CallLane, LaneCall};
 use crate::transport::call_reply::Reply;
 use crate::transport::stdio::{StderrTail, StreamFault};
+use crate::transport::listing_bound::ListingBound;
 use crate::transport::task_hints::TaskHints;
 
 use super::metrics::ServerMetrics;
@@ -274,6 +275,8 @@ pub struct Server {
     pub(super) opened_with: std::sync::Mutex<Option<crate::session::Lifecycle>>,
     /// What the current session's server said about tasks (rmcp's types drop it).
     pub(super) task_hints: std::sync::Mutex<Arc<TaskHints>>,
+    /// What the current stdio session cuts its large `tools/list` answers down to.
+    listing_bound: std::sync::Mutex<Option<Arc<ListingBound>>>,
     /// OAuth for a remote server with `auth` (kept across restarts: its tokens live on).
     pub(super) oauth: Option<Arc<crate::oauth::Authorizer>>,
     /// Keeps a timer armed on the runtime once calls start (see [`Self::arm_timer_anchor`]);
@@ -341,6 +344,7 @@ impl Server {
             wake: tokio::sync::Notify::new(),
             opened_with: std::sync::Mutex::new(None),
             task_hints: std::sync::Mutex::new(Arc::default()),
+            listing_bound: std::sync::Mutex::new(None),
             timer_anchor: std::sync::OnceLock::new(),
             metrics: ServerMetrics::default(),
             stderr: StderrTail::default(),
@@ -371,6 +375,29 @@ impl Server {
         let hints = Arc::new(TaskHints::default());
         *self.task_hints.lock().unwrap_or_else(|p| p.into_inner()) = hints.clone();
         hints
+    }
+
+    /// A stdio session starts: its large `tools/list` answers keep at most `maxTools` of the
+    /// tools `toolFilter` lets through before rmcp reads them (see `transport::listing_bound`).
+    pub(super) fn fresh_listing_bound(&self) -> Arc<ListingBound> {
+        let filter = self.config.tool_filter.clone();
+        let bound = ListingBound::new(
+            self.config.max_tools as usize,
+            Arc::new(move |name: &str| filter.allows(name)),
+        );
+        *self.listing_bound.lock().unwrap_or_else(|p| p.into_inner()) = Some(bound.clone());
+        bound
+    }
+
+    /// How many tools `toolFilter` lets through the answer to the session's last `tools/list`
+    /// request had past `maxTools`, left out before rmcp read it (0 when none were, or over
+    /// HTTP and SSE).
+    pub(super) fn listing_beyond(&self) -> usize {
+        self.listing_bound
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map_or(0, |bound| bound.take_beyond())
     }
 
     /// Where the server's OAuth sign-in stands (`None`: no `auth`).

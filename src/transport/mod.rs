@@ -12,6 +12,7 @@ pub mod http;
 #[cfg(windows)]
 pub mod job_object;
 pub mod json_peek;
+pub mod listing_bound;
 pub mod net;
 pub mod orphan_guard;
 #[cfg(unix)]

@@ -169,6 +169,7 @@ impl StdinWriter {
             partial: Vec::new(),
             mark: 0,
             shut: false,
+            listing: None,
         }
     }
 
@@ -308,6 +309,17 @@ pub struct RmcpStdin {
     /// `written` must reach this for everything handed over to be in the pipe.
     mark: u64,
     shut: bool,
+    /// Told of every line before it is written, to know its `tools/list` requests.
+    listing: Option<std::sync::Arc<super::listing_bound::ListingBound>>,
+}
+
+impl RmcpStdin {
+    /// `listing` is told of each line rmcp sends before it is written (so before its answer
+    /// can come).
+    pub fn telling(mut self, listing: std::sync::Arc<super::listing_bound::ListingBound>) -> Self {
+        self.listing = Some(listing);
+        self
+    }
 }
 
 impl AsyncWrite for RmcpStdin {
@@ -322,9 +334,15 @@ impl AsyncWrite for RmcpStdin {
             return Poll::Ready(Ok(buf.len()));
         };
         let mark = if this.partial.is_empty() {
+            if let Some(listing) = &this.listing {
+                listing.sent(&buf[..=last]);
+            }
             this.writer.write_lines(&buf[..=last])?
         } else {
             this.partial.extend_from_slice(&buf[..=last]);
+            if let Some(listing) = &this.listing {
+                listing.sent(&this.partial);
+            }
             let mark = this.writer.write_lines(&this.partial);
             this.partial.clear();
             mark?

@@ -58,6 +58,8 @@ pub struct SpawnSpec<'a> {
     pub history: StderrTail,
     /// Given the session's output, for another thread to read (see `stdio_lines`).
     pub output: super::stdio_lines::OutputWatcher,
+    /// What a `tools/list` answer is cut down to before rmcp reads it (see `listing_bound`).
+    pub listing: Option<Arc<super::listing_bound::ListingBound>>,
 }
 
 /// The last lines a server wrote to stderr.
@@ -185,13 +187,18 @@ pub fn spawn(
     let stdout = super::pipe_reader::PipeReader::new(stdout)?;
     let stdin = StdinWriter::new(stdin);
     let lane = CallLane::new(stdin.clone());
-    let stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone())
+    let mut stdout = CheckedLines::new(stdout, spec.max_message_bytes, spec.fault.clone())
         .with_hints(spec.task_hints.clone())
         .with_lane(lane.clone());
+    let mut rmcp_stdin = stdin.for_rmcp();
+    if let Some(listing) = &spec.listing {
+        stdout = stdout.with_listing(listing.clone());
+        rmcp_stdin = rmcp_stdin.telling(listing.clone());
+    }
     spec.output.offer(&stdout);
     // rmcp's own bound (which drops the line and reads on) is never reached: a raw line over
     // the limit ends the stream first, and a repaired one gets room for its repair.
-    let transport = AsyncRwTransport::new_client(stdout, stdin.for_rmcp())
+    let transport = AsyncRwTransport::new_client(stdout, rmcp_stdin)
         .with_max_line_length(super::stdio_lines::rmcp_line_limit(spec.max_message_bytes));
     Ok((process, transport, lane))
 }

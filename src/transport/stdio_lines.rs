@@ -100,6 +100,9 @@ struct State<R> {
     hints: Option<std::sync::Arc<super::task_hints::TaskHints>>,
     /// Takes the lines that answer its calls before rmcp sees them; closed when the output ends.
     lane: Option<Arc<super::call_lane::CallLane>>,
+    /// Cuts a large `tools/list` answer down to what the client keeps, before anything else
+    /// looks at it.
+    listing: Option<Arc<super::listing_bound::ListingBound>>,
     /// Another thread reads the pipe: the reader only takes what it queued.
     polled: bool,
     /// The reader, waiting for lines another thread reads.
@@ -126,6 +129,7 @@ impl<R> CheckedLines<R> {
                     failed: None,
                     hints: None,
                     lane: None,
+                    listing: None,
                     polled: false,
                     reader: None,
                     closed: false,
@@ -141,6 +145,12 @@ impl<R> CheckedLines<R> {
     /// Lines answering `lane`'s calls go to it, not to the reader.
     pub fn with_lane(self, lane: Arc<super::call_lane::CallLane>) -> Self {
         self.state().lane = Some(lane);
+        self
+    }
+
+    /// Large answers to `tools/list` are cut down to what `listing` keeps.
+    pub fn with_listing(self, listing: Arc<super::listing_bound::ListingBound>) -> Self {
+        self.state().listing = Some(listing);
         self
     }
 
@@ -168,6 +178,8 @@ impl<R> State<R> {
                 return false;
             }
             if self.line.is_empty() {
+                let cut = self.listing.as_deref().and_then(|l| l.answered(part));
+                let part = cut.as_deref().unwrap_or(part);
                 if let Some(hints) = &self.hints {
                     hints.observe(part);
                 }
@@ -176,6 +188,10 @@ impl<R> State<R> {
                 }
             } else {
                 self.line.extend_from_slice(part);
+                if let Some(cut) = self.listing.as_deref().and_then(|l| l.answered(&self.line)) {
+                    // The long line's buffer goes now, before rmcp reads the shorter one.
+                    self.line = cut;
+                }
                 if let Some(hints) = &self.hints {
                     hints.observe(&self.line);
                 }
