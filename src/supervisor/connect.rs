@@ -595,6 +595,7 @@ async fn connect_remote(
         connect_timeout,
         log: server.log.clone(),
         task_hints: server.fresh_task_hints(),
+        listing: Some(server.fresh_listing_bound()),
         bearer: server
             .oauth
             .clone()
@@ -695,6 +696,7 @@ async fn connect_sse(
             .oauth
             .clone()
             .map(|o| o as Arc<dyn crate::transport::bearer::Bearer>),
+        listing: Some(server.fresh_listing_bound()),
     })
     .await
     .map_err(ConnectError::Http)?;

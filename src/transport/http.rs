@@ -53,6 +53,8 @@ pub struct HttpSpec<'a> {
     pub log: Log,
     /// Shown every answer's bytes (what rmcp's types drop about tasks).
     pub task_hints: Arc<super::task_hints::TaskHints>,
+    /// What a `tools/list` answer is cut down to before rmcp reads it (see `listing_bound`).
+    pub listing: Option<Arc<super::listing_bound::ListingBound>>,
     /// Who gives each request its bearer token (OAuth), if anyone.
     pub bearer: Option<Arc<dyn Bearer>>,
 }
@@ -73,6 +75,7 @@ pub fn open(spec: HttpSpec<'_>) -> (HttpTransport, HttpClient) {
         spec.log,
     )
     .with_task_hints(spec.task_hints)
+    .with_listing(spec.listing)
     .with_bearer(spec.bearer);
     let mut config = StreamableHttpClientTransportConfig::with_uri(spec.target.url.as_str());
     config.max_sse_event_size = spec.max_message_bytes;
@@ -146,6 +149,7 @@ struct Shared {
     server: String,
     log: Log,
     task_hints: Option<Arc<super::task_hints::TaskHints>>,
+    listing: Option<Arc<super::listing_bound::ListingBound>>,
     bearer: Option<Arc<dyn Bearer>>,
     /// The bearer's holder could not get a token the server takes.
     signed_out: AtomicBool,
@@ -177,6 +181,7 @@ impl HttpClient {
             server: server.to_owned(),
             log,
             task_hints: None,
+            listing: None,
             bearer: None,
             signed_out: AtomicBool::new(false),
         }))
@@ -235,6 +240,13 @@ impl HttpClient {
     fn with_task_hints(self, hints: Arc<super::task_hints::TaskHints>) -> Self {
         let mut shared = Arc::try_unwrap(self.0).unwrap_or_else(|_| unreachable!("not shared yet"));
         shared.task_hints = Some(hints);
+        Self(Arc::new(shared))
+    }
+
+    /// Large answers to `tools/list` are cut down to what `listing` keeps.
+    fn with_listing(self, listing: Option<Arc<super::listing_bound::ListingBound>>) -> Self {
+        let mut shared = Arc::try_unwrap(self.0).unwrap_or_else(|_| unreachable!("not shared yet"));
+        shared.listing = listing;
         Self(Arc::new(shared))
     }
 
@@ -534,6 +546,9 @@ impl StreamableHttpClient for HttpClient {
             _ => false,
         };
         let body = serde_json::to_vec(&message)?;
+        if let Some(listing) = &self.0.listing {
+            listing.sent(&body);
+        }
         let standard = standard_headers(&message, &body);
         // Sent once without a bearer (moved, not copied); with one it may be sent again.
         let resend = self.0.bearer.is_some();
@@ -666,6 +681,23 @@ impl StreamableHttpClient for HttpClient {
                     lost,
                     self.0.closed.clone(),
                 );
+                let stream = match self.0.listing.clone() {
+                    Some(listing) => stream
+                        .map(move |event| {
+                            let mut event = event?;
+                            let cut = event
+                                .data
+                                .as_deref()
+                                .and_then(|data| listing.answered(data.as_bytes()));
+                            // Cut from the event's text at element boundaries: still UTF-8.
+                            if let Some(data) = cut.and_then(|cut| String::from_utf8(cut).ok()) {
+                                event.data = Some(data);
+                            }
+                            Ok(event)
+                        })
+                        .boxed(),
+                    None => stream,
+                };
                 let stream = if lists_tools || self.0.task_hints.is_some() {
                     let this = self.clone();
                     stream
@@ -704,6 +736,10 @@ impl StreamableHttpClient for HttpClient {
                         let text = self.unreachable(&error);
                         return self.fail(request_id.as_ref(), text);
                     }
+                };
+                let body = match self.0.listing.as_deref().and_then(|l| l.answered(&body)) {
+                    Some(cut) => cut,
+                    None => body,
                 };
                 if let Some(hints) = &self.0.task_hints {
                     hints.observe(&body);

@@ -65,6 +65,8 @@ pub struct SseOptions<'a> {
     pub fault: StreamFault,
     /// Who gives each request its bearer token (OAuth), if anyone.
     pub bearer: Option<Arc<dyn Bearer>>,
+    /// What a `tools/list` answer is cut down to before rmcp reads it (see `listing_bound`).
+    pub listing: Option<Arc<super::listing_bound::ListingBound>>,
 }
 
 struct Shared {
@@ -82,6 +84,7 @@ struct Shared {
     probes: AtomicU64,
     log: Log,
     bearer: Option<Arc<dyn Bearer>>,
+    listing: Option<Arc<super::listing_bound::ListingBound>>,
 }
 
 impl Shared {
@@ -169,6 +172,7 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
         log,
         fault,
         bearer,
+        listing,
     } = options;
     fault.clear();
     let shown = target.shown.clone();
@@ -278,6 +282,7 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
         probes: AtomicU64::new(0),
         log,
         bearer,
+        listing,
     });
     let (tx, incoming) = mpsc::channel(QUEUE);
     let stop = CancellationToken::new();
@@ -317,7 +322,16 @@ async fn read_stream<S, B>(
             if !event.is_message() || event.data.trim().is_empty() {
                 continue;
             }
-            let Some(message) = parse_message(&event.data) else {
+            let cut = shared
+                .listing
+                .as_deref()
+                .and_then(|listing| listing.answered(event.data.as_bytes()));
+            let data = match &cut {
+                // Cut from the event's text at element boundaries: still UTF-8.
+                Some(cut) => std::str::from_utf8(cut).unwrap_or(&event.data),
+                None => &event.data,
+            };
+            let Some(message) = parse_message(data) else {
                 continue;
             };
             tokio::select! {
@@ -405,6 +419,9 @@ impl Transport<RoleClient> for SseTransport {
             }
             let body = serde_json::to_vec(&item)
                 .map_err(|e| SseTransportError(format!("cannot encode a message: {e}")))?;
+            if let Some(listing) = &shared.listing {
+                listing.sent(&body);
+            }
             let shown = net::show_url(&shared.endpoint);
             let response = shared.send_post(body).await.map_err(SseTransportError)?;
             let status = response.status();
