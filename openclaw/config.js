@@ -15,6 +15,8 @@
 // `mcp.sessionIdleTtlMs` (bundle-mcp's idle eviction) becomes each server's `idleTimeoutMs`
 // unless the plugin config or the server sets one.
 
+const os = require('node:os')
+const path = require('node:path')
 const native = require('..')
 
 const PLUGIN_ID = 'mcp-native'
@@ -123,9 +125,31 @@ function positive(v) {
   return typeof v === 'number' && v > 0 ? v : undefined
 }
 
+/** Where the plugin keeps servers' tool lists and OAuth tokens (the CLI's OAuth default, so
+ *  `openclaw-mcp-native login <server> --config ~/.openclaw/openclaw.json` signs the plugin in). */
+const DATA_DIR = path.join(os.homedir(), '.openclaw', 'mcp-native')
+
+/**
+ * The McpManagerOptions of a setup, the same for the plugin and for `openclaw sync` (a server's
+ * tool list may depend on what the client declares: server-everything lists its elicitation
+ * tools only to a client that declares elicitation).
+ */
+function managerOptionsFor(setup, log, { oauthDir } = {}) {
+  return {
+    ...setup.options,
+    logger: log,
+    cacheDir: path.join(DATA_DIR, 'tools'),
+    oauth: { dir: oauthDir ?? path.join(DATA_DIR, 'oauth') },
+    elicitation: (request, { server }) => {
+      log?.warn?.(`MCP server '${server}' asked the user for input (elicitation); declined: an OpenClaw plugin has no way to ask the user in the middle of a tool call`)
+      return { action: 'decline' }
+    },
+  }
+}
+
 /** The servers agent `agentId` sees. */
 function viewFor(views, agentId) {
   return views[agentId] ?? views[DEFAULT_AGENT]
 }
 
-module.exports = { PLUGIN_ID, DEFAULT_AGENT, PluginConfigError, pluginConfigOf, resolvePluginSetup, viewFor }
+module.exports = { PLUGIN_ID, DEFAULT_AGENT, DATA_DIR, PluginConfigError, pluginConfigOf, resolvePluginSetup, managerOptionsFor, viewFor }

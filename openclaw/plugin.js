@@ -18,11 +18,9 @@
 //     turn (unchanged servers keep their process); OpenClaw reloads the whole plugin for a change
 //     of `plugins.*`.
 
-const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { McpManager } = require('..')
-const { PLUGIN_ID, PluginConfigError, resolvePluginSetup, viewFor } = require('./config')
+const { PLUGIN_ID, PluginConfigError, managerOptionsFor, resolvePluginSetup, viewFor } = require('./config')
 const { readSyncState, SYNC_FILE, PLACEHOLDER_TOOL } = require('./sync-state')
 
 const SYNC_HINT = "run 'openclaw-mcp-native openclaw sync', then restart the gateway"
@@ -94,18 +92,7 @@ class McpHost {
   }
 
   managerOptions() {
-    const log = this.log
-    return {
-      ...this.setup.options,
-      logger: log,
-      cacheDir: path.join(os.homedir(), '.openclaw', 'mcp-native', 'tools'),
-      // Tokens where `openclaw-mcp-native login <server> --config ~/.openclaw/openclaw.json` keeps them.
-      oauth: { dir: path.join(os.homedir(), '.openclaw', 'mcp-native', 'oauth') },
-      elicitation: (request, { server }) => {
-        log.warn(`MCP server '${server}' asked the user for input (elicitation); declined: an OpenClaw plugin has no way to ask the user in the middle of a tool call`)
-        return { action: 'decline' }
-      },
-    }
+    return managerOptionsFor(this.setup, this.log)
   }
 
   /** Starts the servers once (the service, or the first tool factory call). */

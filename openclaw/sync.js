@@ -4,18 +4,18 @@
 // manifest (`contracts.tools`) and their definitions into openclaw.tools.json. Says, per server,
 // what changed since the last sync.
 
-const os = require('node:os')
 const path = require('node:path')
 const { McpManager } = require('..')
-const { resolvePluginSetup } = require('./config')
+const { DATA_DIR, managerOptionsFor, resolvePluginSetup } = require('./config')
 const { readSyncState, writeSyncState, hashTools } = require('./sync-state')
 
-const TOOL_CACHE = path.join(os.homedir(), '.openclaw', 'mcp-native', 'tools')
+const TOOL_CACHE = path.join(DATA_DIR, 'tools')
 
 /**
  * Syncs `pluginDir` for `openclawJson`. Options: `logger`, `cached` (take a server's tools from
  * the tool cache when it has them, without starting it), `timeoutMs` (each server's start).
- * Resolves `{ names, servers: [{ server, status, tools, change }], manifestPath, syncPath, failed }`
+ * Resolves `{ names, added, servers: [{ server, status, tools, change }], manifestPath, syncPath, failed }`
+ * (`added`: how many names were not declared before)
  * where `change` is 'new', 'changed' (with `added`, `removed`), 'unchanged', 'gone', or 'kept'
  * (the server did not start: what the last sync saw of it is kept).
  */
@@ -29,12 +29,7 @@ async function syncPlugin(openclawJson, pluginDir, { logger, cached = false, tim
     if (timeoutMs !== undefined) s.timeout = Math.min(s.timeout ?? Infinity, timeoutMs)
     config.servers[name] = s
   }
-  const manager = new McpManager(config, {
-    ...setup.options,
-    logger,
-    cacheDir: TOOL_CACHE,
-    oauth: { dir: oauthDir ?? path.join(os.homedir(), '.openclaw', 'mcp-native', 'oauth') },
-  })
+  const manager = new McpManager(config, managerOptionsFor(setup, logger, { oauthDir }))
   const before = readSyncState(pluginDir)
   try {
     await manager.start()
@@ -108,8 +103,10 @@ async function syncPlugin(openclawJson, pluginDir, { logger, cached = false, tim
     }
     const failed = report.filter((r) => r.status !== 'ready' && r.status !== 'removed').map((r) => r.server)
     const sorted = [...names].sort()
+    const had = new Set(before.declared)
+    const added = sorted.filter((n) => !had.has(n)).length
     const written = writeSyncState(pluginDir, { names: sorted, agents, servers })
-    return { names: sorted, servers: report, failed, ...written }
+    return { names: sorted, added, servers: report, failed, ...written }
   } finally {
     await manager.shutdown()
   }

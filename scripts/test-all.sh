@@ -21,6 +21,9 @@ echo "tsc --strict: ok"
 echo "== vitest =="
 # The TypeScript SDK v2 server the 2026-07-28 suites start (its own directory under target/).
 bash scripts/install-sdk-v2.sh
+# The real OpenClaw gateway (openclaw@2026.9.6) and Node 24 the plugin's end-to-end suite runs
+# (__test__/openclaw-e2e.spec.ts), under target/openclaw-host.
+bash scripts/install-openclaw.sh
 results=.vitest-results.json
 rm -f "$results"
 status=0

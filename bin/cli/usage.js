@@ -167,8 +167,10 @@ not start keeps the tools of the last sync. Restart the gateway afterwards.
 
   --config FILE     the openclaw.json (default $OPENCLAW_CONFIG_PATH, else
                     $OPENCLAW_STATE_DIR/openclaw.json, else ~/.openclaw/openclaw.json)
-  --plugin-dir DIR  where OpenClaw installed the plugin (default: this package's own directory,
-                    right for 'openclaw plugins install -l' and for the installed copy's own bin)
+  --plugin-dir DIR  where OpenClaw loads the plugin from. Default: the linked checkout named in
+                    plugins.load.paths ('openclaw plugins install -l'), else the copy under
+                    $OPENCLAW_STATE_DIR/extensions/mcp-native ('openclaw plugins install'),
+                    else this package's own directory
   --cached          take a server's tools from the tool cache (~/.openclaw/mcp-native/tools)
                     when it has them, without starting the server
   --timeout D       how long each server's start may take

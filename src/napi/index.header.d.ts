@@ -204,11 +204,14 @@ export interface McpManagerOptions {
    */
   elicitation?: (request: any, ctx: McpClientRequestContext) => any
   /** The roots servers get from `roots/list` (declared with `listChanged`): `file://` URIs, or a
-   *  function returning them. Without it servers get an empty list, as before. */
+   *  function returning them. Without it no roots capability is declared and `roots/list` is
+   *  answered -32601 (Method not found), as the original's TypeScript SDK client answered it. */
   roots?: McpRoot[] | ((ctx: McpClientRequestContext) => McpRoot[] | Promise<McpRoot[]>)
   /**
    * Text hygiene on everything bound for the model (results, progress, resources, prompts,
-   * labels and descriptions): Unicode tag characters (decoded for the detector first), bidi
+   * labels, descriptions and every string of a tool's `parameters` but property names,
+   * `required` and `$ref`/`type`/`format`/`pattern`; an `enum`/`const` value it changes is given
+   * back as the server listed it when a call sends it): Unicode tag characters (decoded for the detector first), bidi
    * controls, zero-width characters, C0/C1 controls but `\n` and `\t`, and ANSI/OSC/DCS escape
    * sequences removed, counted in `details.hygiene`. Default: on in rich mode, off in compat
    * mode (unchanged bytes). A server's own `hygiene` wins.

@@ -180,21 +180,17 @@ mod tests {
     use super::*;
     use crate::session::RootsSource;
 
-    fn roots_asked() -> InputRequests {
-        serde_json::from_value(json!({ "r": { "method": "roots/list" } })).unwrap()
+    /// `requests`' answers to a server asking for roots.
+    async fn roots_asked(requests: &ClientRequests) -> Result<InputResponses, String> {
+        let asked: InputRequests =
+            serde_json::from_value(json!({ "r": { "method": "roots/list" } })).unwrap();
+        let cancel = CancellationToken::new();
+        fulfil(requests, "s", asked, Duration::from_secs(5), &cancel).await
     }
 
     #[tokio::test]
     async fn roots_asked_without_the_capability_fail_the_request() {
-        let error = fulfil(
-            &ClientRequests::default(),
-            "s",
-            roots_asked(),
-            Duration::from_secs(5),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap_err();
+        let error = roots_asked(&ClientRequests::default()).await.unwrap_err();
         assert_eq!(
             error,
             "the server's input request 'r' could not be answered: Method not found: roots/list"
@@ -205,15 +201,7 @@ mod tests {
             )])))),
             ..Default::default()
         };
-        let answers = fulfil(
-            &given,
-            "s",
-            roots_asked(),
-            Duration::from_secs(5),
-            &CancellationToken::new(),
-        )
-        .await
-        .unwrap();
+        let answers = roots_asked(&given).await.unwrap();
         assert_eq!(answers["r"], json!({ "roots": [{ "uri": "file:///a" }] }));
     }
 }

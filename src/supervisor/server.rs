@@ -696,21 +696,21 @@ impl Server {
         &self,
         tool: &str,
     ) -> Option<Arc<crate::security::hygiene::schema::HygienicSchema>> {
-        self.state
-            .borrow()
-            .tools
-            .iter()
-            .find(|t| t.mcp_name == tool)
-            .and_then(|t| t.hygienic.clone())
+        self.listed(tool, |t| t.hygienic.clone())
     }
 
     pub fn output_schema(&self, tool: &str) -> Option<Arc<serde_json::Value>> {
+        self.listed(tool, |t| t.output_schema.clone())
+    }
+
+    /// `read` of the listed tool named `tool` (the server's own name), if there is one.
+    fn listed<T>(&self, tool: &str, read: impl FnOnce(&ToolEntry) -> Option<T>) -> Option<T> {
         self.state
             .borrow()
             .tools
             .iter()
             .find(|t| t.mcp_name == tool)
-            .and_then(|t| t.output_schema.clone())
+            .and_then(read)
     }
 
     pub async fn call_tool(

@@ -9,6 +9,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { readJsonFile } = require('../config')
+const { PLUGIN_ID } = require('../../../openclaw/config')
 
 const SUBCOMMANDS = ['sync']
 
@@ -16,6 +17,27 @@ function defaultOpenclawConfig() {
   if (process.env.OPENCLAW_CONFIG_PATH) return process.env.OPENCLAW_CONFIG_PATH
   const state = process.env.OPENCLAW_STATE_DIR || path.join(os.homedir(), '.openclaw')
   return path.join(state, 'openclaw.json')
+}
+
+/** Where OpenClaw loads the plugin from: a linked checkout (`plugins install -l`: a
+ *  plugins.load.paths entry holding our manifest), the copy `plugins install` made under the
+ *  state directory (extensions/mcp-native), else this package itself. */
+function installedPluginDir(json) {
+  const ours = (dir) => {
+    try {
+      return JSON.parse(fs.readFileSync(path.join(dir, 'openclaw.plugin.json'), 'utf8')).id === PLUGIN_ID
+    } catch {
+      return false
+    }
+  }
+  const linked = json?.plugins?.load?.paths
+  for (const dir of Array.isArray(linked) ? linked : []) {
+    if (typeof dir === 'string' && ours(dir)) return dir
+  }
+  const state = process.env.OPENCLAW_STATE_DIR || path.join(os.homedir(), '.openclaw')
+  const installed = path.join(state, 'extensions', PLUGIN_ID)
+  if (ours(installed)) return installed
+  return path.join(__dirname, '..', '..', '..')
 }
 
 async function openclaw(ctx) {
@@ -27,7 +49,7 @@ async function openclaw(ctx) {
   }
   const configFile = flags['--config'] ?? defaultOpenclawConfig()
   const json = readJsonFile(configFile, flags['--config'] ? '--config' : 'openclaw.json')
-  const pluginDir = path.resolve(flags['--plugin-dir'] ?? path.join(__dirname, '..', '..', '..'))
+  const pluginDir = path.resolve(flags['--plugin-dir'] ?? installedPluginDir(json))
   if (!fs.existsSync(path.join(pluginDir, 'openclaw.plugin.json'))) {
     throw new ctx.ConfigError(`--plugin-dir ${pluginDir}: no openclaw.plugin.json there (the directory OpenClaw installed @openclaw/mcp-native into; 'openclaw plugins inspect mcp-native' shows it)`)
   }
@@ -45,6 +67,7 @@ async function openclaw(ctx) {
     if (e instanceof PluginConfigError) throw new ctx.ConfigError(`${configFile}: ${e.message}`)
     throw e
   }
+  const linked = (Array.isArray(json?.plugins?.load?.paths) ? json.plugins.load.paths : []).some((d) => typeof d === 'string' && path.resolve(d) === pluginDir)
   if (flags['--json']) {
     process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   } else {
@@ -66,6 +89,11 @@ async function openclaw(ctx) {
     }
     process.stdout.write(`Declared ${result.names.length} tool name${result.names.length === 1 ? '' : 's'} in ${result.manifestPath}\n`)
     process.stdout.write('Restart the gateway (openclaw gateway restart) so that OpenClaw reads them.\n')
+    if (result.added > 0 && !linked) {
+      // OpenClaw records the tool names a copied install declared when it was accepted; new
+      // names need the same consent again (`openclaw plugins list` warns until then).
+      process.stdout.write('New tool names: accept them with `openclaw plugins enable mcp-native --accept-capabilities`.\n')
+    }
   }
   return result.failed.length > 0 ? 1 : 0
 }
