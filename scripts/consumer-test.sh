@@ -2,7 +2,9 @@
 # The package as a user meets it: a fresh project in a temporary directory outside the repo
 # installs the packed root and platform tarballs (no repository devDependencies in reach), then
 #   - loads it with require and with import, starts a manager on a real stdio MCP server (the
-#     example server shipped in the package), calls a tool, shuts down;
+#     example server shipped in the package), calls a tool, shuts down; and from worker threads
+#     (one after another and at once, beside the main thread; each worker's server must end with
+#     its thread);
 #   - compiles a TypeScript program using the whole public API with tsc --strict under
 #     moduleResolution node16 (CommonJS and ESM files) and bundler;
 #   - does the runtime checks again on Node 22 and 24 (the `node` npm package; the machine's
@@ -71,6 +73,58 @@ assert.match(result.content[0].text, /\n---\n42\n<<<END_EXTERNAL_UNTRUSTED_CONTE
 assert.ok(wrapExternalContent('x', { source: 'api', format: 'legacy' }).includes('<<<EXTERNAL_UNTRUSTED_CONTENT>>>'))
 await manager.shutdown()
 JS
+cat > consumer-worker.cjs <<'JS'
+// The package in worker threads: three one after another, then two at once, each with its own
+// manager, beside one on the main thread. Every other worker ends with its server running: the
+// end of its thread must stop it.
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { Worker } = require('node:worker_threads')
+const { McpManager } = require('@openclaw/mcp-native')
+const server = require.resolve('@openclaw/mcp-native/examples/echo-server.mjs')
+const job = `
+  const { parentPort, workerData } = require('node:worker_threads')
+  const { McpManager } = require('@openclaw/mcp-native')
+  ;(async () => {
+    const m = new McpManager({ servers: { example: { command: process.execPath, args: [workerData.server, workerData.tag] } } })
+    await m.start()
+    const echo = m.getAgentTools().find((t) => t.name === 'mcp_example_echo')
+    parentPort.postMessage((await echo.execute('w', { text: 'from worker ' + workerData.n })).content[0].text)
+    if (workerData.n % 2) await m.shutdown()
+  })()`
+const tagged = (tag) => fs.readdirSync('/proc').filter((p) => {
+  try { return /^\d+$/.test(p) && fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(tag) && !/^\S+ \(.*\) [ZX]/.test(fs.readFileSync(`/proc/${p}/stat`, 'utf8')) } catch { return false }
+})
+async function gone(tag) {
+  for (const deadline = Date.now() + 10000; tagged(tag).length > 0;) {
+    assert.ok(Date.now() < deadline, `the server of ${tag} outlived its worker`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+function run(n) {
+  const tag = `consumer-worker-${process.pid}-${n}`
+  return new Promise((resolve, reject) => {
+    let text
+    const w = new Worker(job, { eval: true, workerData: { server, tag, n } })
+    w.on('message', (t) => (text = t))
+    w.on('error', reject)
+    w.on('exit', (code) => {
+      assert.equal(code, 0)
+      assert.match(text, new RegExp(`\n---\nfrom worker ${n}\n<<<END_EXTERNAL_UNTRUSTED_CONTENT`))
+      gone(tag).then(resolve, reject)
+    })
+  })
+}
+;(async () => {
+  const main = new McpManager({ servers: { example: { command: process.execPath, args: [server] } } })
+  await main.start()
+  for (const n of [0, 1, 2]) await run(n)
+  await Promise.all([run(3), run(4)])
+  const echo = main.getAgentTools().find((t) => t.name === 'mcp_example_echo')
+  assert.match((await echo.execute('m', { text: 'main' })).content[0].text, /\n---\nmain\n<<<END_EXTERNAL/)
+  await main.shutdown()
+})().catch((e) => { console.error(e); process.exit(1) })
+JS
 sed "s#'../../index.js'#'@openclaw/mcp-native'#" "$repo/__test__/types/usage.ts" > usage.ts
 cp usage.ts usage.mts
 cat > tsconfig.node16.json <<'JSON'
@@ -92,6 +146,7 @@ run_on() {
   local node=$1 label=$2
   check "require() on $label" "$node" consumer.cjs
   check "import on $label" "$node" consumer.mjs
+  [ "$(uname -s)" = Linux ] && check "worker threads, one after another and at once, on $label" "$node" consumer-worker.cjs
 }
 run_on "$(command -v node)" "Node $(node --version) (system)"
 for major in 22 24; do

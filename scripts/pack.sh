@@ -16,6 +16,13 @@ if [ -z "${SKIP_BUILD:-}" ] || [ ! -d "$native" ]; then
 fi
 
 binary=$(ls "$native"/*.node)
+# A binary marked STATIC_TLS (thread-locals in the initial-exec model, as mimalloc once was) loads
+# once per process: glibc has no static TLS left for a second copy ("cannot allocate memory in
+# static TLS block"), and OpenClaw loads a plugin's dependencies a second time.
+if [ "$(uname -s)" = Linux ] && readelf -d "$binary" | grep -q 'STATIC_TLS'; then
+  echo "pack: $binary is marked STATIC_TLS (readelf -d); it could not be loaded twice into one process" >&2
+  exit 1
+fi
 platform=$(basename "$binary" .node)      # mcp-native.linux-x64-gnu
 platform=${platform#mcp-native.}          # linux-x64-gnu
 [ -d "npm/$platform" ] || { echo "no npm/$platform package for this target" >&2; exit 1; }
