@@ -20,8 +20,8 @@ use crate::session::{MAX_INPUT_ROUNDS, Progress, ProgressRouter};
 use crate::status::Status;
 use crate::transport::call_lane::{self, CallLane, LaneCall};
 use crate::transport::call_reply::Reply;
-use crate::transport::stdio::{StderrTail, StreamFault};
 use crate::transport::listing_bound::ListingBound;
+use crate::transport::stdio::{StderrTail, StreamFault};
 use crate::transport::task_hints::TaskHints;
 
 use super::metrics::ServerMetrics;

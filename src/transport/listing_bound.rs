@@ -85,10 +85,14 @@ impl ListingBound {
                 continue;
             };
             let mut asked = self.lock();
-            if asked.pending.len() == PENDING {
-                asked.pending.remove(0);
+            // The same request sent again (an HTTP session re-initialised under it) is awaited
+            // once.
+            if !asked.pending.iter().any(|p| same_id(p, &id)) {
+                if asked.pending.len() == PENDING {
+                    asked.pending.remove(0);
+                }
+                asked.pending.push(id.clone());
             }
-            asked.pending.push(id.clone());
             asked.latest = Some(id);
             asked.beyond = 0;
             self.awaited.store(asked.pending.len(), Ordering::Release);
@@ -276,7 +280,11 @@ mod tests {
             b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":\"tools/list\"}}\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\",\"params\":{}}\n",
         );
         // An answer to the call is not a listing.
-        assert!(bound.answered(listing("6", &names, "").as_bytes()).is_none());
+        assert!(
+            bound
+                .answered(listing("6", &names, "").as_bytes())
+                .is_none()
+        );
         let cut = bound.answered(large.as_bytes()).unwrap();
         assert!(cut.len() < 100, "{}", String::from_utf8_lossy(&cut));
         assert_eq!(bound.take_beyond(), 19_999);
@@ -285,7 +293,12 @@ mod tests {
         assert!(bound.answered(large.as_bytes()).is_none());
         // A small answer to a listing goes through as it is.
         bound.sent(br#"{"jsonrpc":"2.0","id":"8","method":"tools/list"}"#);
-        assert!(bound.answered(listing("8", &["a", "b"], "").as_bytes()).is_none());
+        bound.sent(br#"{"jsonrpc":"2.0","id":"8","method":"tools/list"}"#);
+        assert!(
+            bound
+                .answered(listing("8", &["a", "b"], "").as_bytes())
+                .is_none()
+        );
         assert_eq!(bound.awaited.load(Ordering::Relaxed), 0);
     }
 }
