@@ -15,7 +15,9 @@
 //!   or notification is dropped, as rmcp would.
 //!
 //! The checks cost one UTF-8 validation per line and, only for a line with more brackets than
-//! the nesting limit, one structural scan.
+//! the nesting limit, one structural scan. Before them, a large answer to one of rmcp's
+//! `tools/list` requests is cut down to the tools the client keeps
+//! ([`listing_bound`](super::listing_bound)), so rmcp never parses the others.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
