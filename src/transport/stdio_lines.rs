@@ -807,6 +807,45 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_large_listing_answer_is_cut_before_the_reader_gets_it() {
+        use super::super::listing_bound::{ListingBound, TRIM_FROM};
+        let tools: Vec<String> = (0..10_000)
+            .map(|i| format!(r#"{{"name":"t{i}","inputSchema":{{"type":"object"}}}}"#))
+            .collect();
+        let answer = |id: u32| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":[{}]}}}}"#,
+                tools.join(",")
+            )
+        };
+        assert!(answer(5).len() > TRIM_FROM);
+        // The answer to the listing request is cut; the same answer again (nobody asked) and
+        // the lines around it pass as they are.
+        let input = format!("log\n{}\n{}\n{{\"b\":2}}\n", answer(5), answer(5));
+        for step in [4096, CHUNK] {
+            let bound = ListingBound::new(2, Arc::new(|name: &str| name != "t0"));
+            bound.sent(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}\n");
+            let reader = tokio_test_reader(input.clone().into_bytes(), step);
+            let mut lines = CheckedLines::new(reader, 1 << 22, StreamFault::default())
+                .with_listing(bound.clone());
+            let mut out = Vec::new();
+            lines.read_to_end(&mut out).await.unwrap();
+            let text = String::from_utf8(out).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 4);
+            assert_eq!(lines[0], "log");
+            assert_eq!(
+                lines[1],
+                r#"{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"t1","inputSchema":{"type":"object"}},{"name":"t2","inputSchema":{"type":"object"}}]}}"#
+            );
+            assert_eq!(lines[2], answer(5));
+            assert_eq!(lines[3], "{\"b\":2}");
+            // t3..t9999 were wanted and left out; t0 was not wanted.
+            assert_eq!(bound.take_beyond(), 9_997);
+        }
+    }
+
+    #[tokio::test]
     async fn a_line_over_the_limit_ends_the_stream_naming_it() {
         let input = format!("{{\"a\":1}}\n{}\n{{\"b\":2}}\n", "x".repeat(101)).into_bytes();
         for step in [1, 50, 1000] {
