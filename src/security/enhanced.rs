@@ -787,8 +787,8 @@ fn detector() -> &'static Detector {
 }
 
 /// How [`scan`] reads each byte: ASCII letters lowercased, ASCII whitespace a space (and runs
-/// of spaces one space), every other byte as is.
-const FOLD: [u8; 256] = {
+/// of spaces one space), every other byte as is. The learned stage (`model.rs`) reads bytes the same way.
+pub(super) const FOLD: [u8; 256] = {
     let mut table = [0u8; 256];
     let mut b = 0;
     while b < 256 {

@@ -88,20 +88,9 @@ pub(crate) fn model() -> &'static Model {
     })
 }
 
-/// How the model reads a byte: ASCII letters lowercased, ASCII whitespace a space (runs of
-/// spaces read as one, leading ones not at all), every other byte as is.
-const FOLD: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = match b as u8 {
-            b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' => b' ',
-            c => c.to_ascii_lowercase(),
-        };
-        b += 1;
-    }
-    table
-};
+// The model reads bytes as the rules do (`enhanced::FOLD`: ASCII letters lowercased, ASCII
+// whitespace a space, every other byte as is); runs of spaces read as one, leading ones not at all.
+use super::enhanced::FOLD;
 
 /// The n-gram of `len` bytes ending the register `reg`, as a bucket.
 #[inline(always)]
