@@ -20,6 +20,7 @@ use aho_corasick::automaton::Automaton as _;
 use aho_corasick::dfa::DFA;
 use aho_corasick::{Anchored, MatchKind, automaton::StateID};
 
+use super::byte_fold::FOLD;
 use super::decoded;
 use super::normalize::visible;
 
@@ -785,21 +786,6 @@ fn detector() -> &'static Detector {
         }
     })
 }
-
-/// How [`scan`] reads each byte: ASCII letters lowercased, ASCII whitespace a space (and runs
-/// of spaces one space), every other byte as is. The learned stage (`model.rs`) reads bytes the same way.
-pub(super) const FOLD: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        table[b] = match b as u8 {
-            b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' => b' ',
-            c => c.to_ascii_lowercase(),
-        };
-        b += 1;
-    }
-    table
-};
 
 /// One walk of the automaton over folded bytes: its state, its position (in folded bytes), and
 /// where each pair's latest first and second parts ended.

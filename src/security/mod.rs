@@ -11,6 +11,7 @@ pub mod hygiene;
 pub mod pinning;
 pub mod wrap;
 
+mod byte_fold;
 mod decoded;
 mod fold;
 mod foldre;

@@ -88,9 +88,9 @@ pub(crate) fn model() -> &'static Model {
     })
 }
 
-// The model reads bytes as the rules do (`enhanced::FOLD`: ASCII letters lowercased, ASCII
-// whitespace a space, every other byte as is); runs of spaces read as one, leading ones not at all.
-use super::enhanced::FOLD;
+// The model reads bytes as the rules do (`byte_fold`); runs of spaces read as one, leading ones
+// not at all.
+use super::byte_fold::FOLD;
 
 /// The n-gram of `len` bytes ending the register `reg`, as a bucket.
 #[inline(always)]
