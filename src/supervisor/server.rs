@@ -275,7 +275,8 @@ pub struct Server {
     pub(super) opened_with: std::sync::Mutex<Option<crate::session::Lifecycle>>,
     /// What the current session's server said about tasks (rmcp's types drop it).
     pub(super) task_hints: std::sync::Mutex<Arc<TaskHints>>,
-    /// What the current stdio session cuts its large `tools/list` answers down to.
+    /// What the current session (stdio, Streamable HTTP or SSE) cuts its large `tools/list`
+    /// answers down to.
     listing_bound: std::sync::Mutex<Option<Arc<ListingBound>>>,
     /// OAuth for a remote server with `auth` (kept across restarts: its tokens live on).
     pub(super) oauth: Option<Arc<crate::oauth::Authorizer>>,
@@ -377,8 +378,9 @@ impl Server {
         hints
     }
 
-    /// A stdio session starts: its large `tools/list` answers keep at most `maxTools` of the
-    /// tools `toolFilter` lets through before rmcp reads them (see `transport::listing_bound`).
+    /// A session starts (any transport): its large `tools/list` answers keep at most
+    /// `maxTools` of the tools `toolFilter` lets through before rmcp reads them (see
+    /// `transport::listing_bound`).
     pub(super) fn fresh_listing_bound(&self) -> Arc<ListingBound> {
         let filter = self.config.tool_filter.clone();
         let bound = ListingBound::new(
@@ -390,8 +392,7 @@ impl Server {
     }
 
     /// How many tools `toolFilter` lets through the answer to the session's last `tools/list`
-    /// request had past `maxTools`, left out before rmcp read it (0 when none were, or over
-    /// HTTP and SSE).
+    /// request had past `maxTools`, left out before rmcp read it (0 when none were).
     pub(super) fn listing_beyond(&self) -> usize {
         self.listing_bound
             .lock()
