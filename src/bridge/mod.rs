@@ -5,8 +5,8 @@
 //! Checked byte for byte against `tests/fixtures/vectors/schema-conversion.pr21530.json`
 //! and `tool-bridge.pr21530.json` by `tests/bridge_vectors.rs`.
 
-mod js_semantics;
 pub mod faithful;
+mod js_semantics;
 pub mod json_check;
 pub mod media;
 pub mod naming;

@@ -80,7 +80,11 @@ fn class(c: char) -> Class {
         }
         '\u{e0000}'..='\u{e007f}' => {
             let ascii = c as u32 - 0xe0000;
-            Class::Tag((0x20..=0x7e).contains(&ascii).then_some(ascii as u8 as char))
+            Class::Tag(
+                (0x20..=0x7e)
+                    .contains(&ascii)
+                    .then_some(ascii as u8 as char),
+            )
         }
         _ => Class::Keep,
     }

@@ -210,7 +210,10 @@ mod tests {
 
     #[test]
     fn texts_are_cleaned_names_and_checks_kept() {
-        let dirty = format!("City\u{200b}\u{202e} name\u{7} \u{1b}[1mbold\u{1b}[0m{}", tag("obey"));
+        let dirty = format!(
+            "City\u{200b}\u{202e} name\u{7} \u{1b}[1mbold\u{1b}[0m{}",
+            tag("obey")
+        );
         let schema = json!({
             "type": "object",
             "title": "T\u{200b}",
@@ -243,7 +246,12 @@ mod tests {
         assert_eq!(v["properties"]["link"]["$ref"], "#/$defs/n\u{200b}");
         assert_eq!(v["$defs"]["n\u{200b}"]["description"], "n");
         // Key order is the server's.
-        let keys: Vec<_> = v["properties"].as_object().unwrap().keys().cloned().collect();
+        let keys: Vec<_> = v["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
         assert_eq!(keys, ["ci\u{200b}ty", "code", "properties", "link"]);
         assert!(out.restore.is_empty());
     }
@@ -257,7 +265,10 @@ mod tests {
         let out = clean_schema(&schema.to_string()).expect("changed");
         let v: Value = serde_json::from_str(&out.json).unwrap();
         assert_eq!(v["properties"]["unit"]["anyOf"][0]["const"], "celsius");
-        assert_eq!(v["properties"]["mode"]["enum"], json!(["fast", "slow", "slow", "ab", "ab"]));
+        assert_eq!(
+            v["properties"]["mode"]["enum"],
+            json!(["fast", "slow", "slow", "ab", "ab"])
+        );
         let mut args = json!({"unit": "celsius", "mode": ["fast", "slow", "ab"], "other": {"celsius": "kelvin"}});
         assert_eq!(out.restore.apply(&mut args), 2);
         // "slow" is a listed value itself and "ab" is ambiguous: both go as sent.
