@@ -2,6 +2,7 @@
 
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
+import { getEventListeners } from 'node:events'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -531,6 +532,72 @@ describe('timeouts, cancellation and progress', () => {
     }
     // Without onUpdate the same tool still works.
     expectWrappedResult(await slow.execute('c2', { ms: 60 }), 'fault', 'slow', 'slept 60 ms')
+  })
+
+  it('one signal shared by many calls (as an agent run passes it): no listener is left once each call settles, no leak warning, and it still aborts the call in flight', async () => {
+    const cancelLog = path.join(tempDir(), 'cancel.log')
+    const { manager } = await startFault(['--cancel-log', cancelLog])
+    const echo = toolByName(manager, 'mcp_fault_echo')
+    const ac = new AbortController()
+    const warnings: string[] = []
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`)
+    process.on('warning', onWarning)
+    try {
+      for (let i = 0; i < 30; i++) {
+        expectWrappedResult(await echo.execute(`c${i}`, { text: `n${i}` }, ac.signal), 'fault', 'echo', `n${i}`)
+        expect(getEventListeners(ac.signal, 'abort'), `listeners after call ${i}`).toHaveLength(0)
+      }
+      // 20 at once: one listener for all of them while they run, none after.
+      const many = Array.from({ length: 20 }, (_, i) => echo.execute(`m${i}`, { text: `m${i}` }, ac.signal))
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1)
+      await Promise.all(many)
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0)
+      // Node reports a listener leak from the eleventh listener on, on a later tick.
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).toEqual([])
+      // The same signal still cancels the calls in flight, each of them.
+      const hang = toolByName(manager, 'mcp_fault_hang')
+      const pending = hang.execute('h', {}, ac.signal)
+      const id = await waitForCall(cancelLog, 'hang')
+      const another = hang.execute('h2', {}, ac.signal)
+      ac.abort()
+      expectErrorResult(await pending, 'fault', 'hang', /aborted/i)
+      expectErrorResult(await another, 'fault', 'hang', /aborted/i)
+      await waitForCancelled(cancelLog, id)
+      expect(getEventListeners(ac.signal, 'abort')).toHaveLength(0)
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
+  it('an onUpdate that throws neither stops the call nor its later updates, and no update arrives after the result', async () => {
+    const { manager } = await startFault()
+    const slow = toolByName(manager, 'mcp_fault_slow')
+    const seen: string[] = []
+    let settled = false
+    const r = await slow.execute('c', { ms: 300 }, new AbortController().signal, (u: ToolResult) => {
+      seen.push(settled ? 'late' : 'update')
+      expect(u.content[0]?.type).toBe('text')
+      throw new Error('onUpdate failed')
+    })
+    settled = true
+    expectWrappedResult(r, 'fault', 'slow', 'slept 300 ms')
+    // The server sends one notification per 50 ms before it answers: all of them came, each
+    // though the one before threw, and all before the result.
+    expect(seen.length).toBeGreaterThanOrEqual(5)
+    // A later call on the same server has come and gone: nothing of the first one came after.
+    expectWrappedResult(await slow.execute('c2', { ms: 60 }), 'fault', 'slow', 'slept 60 ms')
+    expect(seen.filter((s) => s === 'late')).toEqual([])
+  })
+
+  it('a signal whose getters throw, or that is not an AbortSignal, counts as no signal', async () => {
+    const { manager } = await startFault()
+    const echo = toolByName(manager, 'mcp_fault_echo')
+    const throwing = { get aborted(): boolean { throw new Error('boom') }, addEventListener() {} }
+    const addThrows = { aborted: false, addEventListener() { throw new Error('boom') } }
+    for (const signal of [throwing, addThrows, { aborted: 'no' }, 42, 'signal', () => {}]) {
+      expectWrappedResult(await echo.execute('c', { text: 'ok' }, signal as never, 7 as never), 'fault', 'echo', 'ok')
+    }
   })
 })
 

@@ -6,6 +6,7 @@ mod catalog;
 mod client_requests;
 mod env_teardown;
 mod events;
+mod execute_js;
 mod functions;
 mod gateway;
 mod hooks;

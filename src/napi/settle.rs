@@ -13,7 +13,8 @@
 //!   the JS thread) goes on with it once its read is done
 //!   ([`woken_here`](crate::transport::woken_here));
 //! - a finished call is queued for the JS thread, and one wake settles every call that
-//!   finished meanwhile ([`Outbox`]).
+//!   finished meanwhile ([`Outbox`]); a call's `onUpdate` updates go through the same queue,
+//!   ahead of its result (no threadsafe function per `onUpdate`).
 //!
 //! The function holds the event loop only while calls are pending, so an idle manager never
 //! keeps Node alive.
@@ -26,6 +27,9 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use crate::transport::woken_here;
 use ::napi::bindgen_prelude::*;
+use tokio_util::sync::CancellationToken;
+
+use super::execute_js::{ExecuteJs, Listening};
 use ::napi::threadsafe_function::{
     ThreadsafeCallContext, ThreadsafeFunction, ThreadsafeFunctionCallMode,
 };
@@ -45,21 +49,40 @@ struct Settlement<T> {
 
 type SettleFn = ThreadsafeFunction<(), (), (), Status, false, true, 0>;
 
-/// Finished calls waiting for the JS thread, and the function that wakes it for them: one wake
-/// settles every call that finished meanwhile (node's threadsafe functions would otherwise
-/// call back once per value, each in a callback scope of its own).
+/// What a call sends the JS thread: its `onUpdate`'s updates, then its result.
+enum Out<T> {
+    Settle(Settlement<T>),
+    /// An update for the `onUpdate` of the call numbered so ([`ExecuteJs`]).
+    Update(u64, serde_json::Value),
+}
+
+/// Finished calls and their updates waiting for the JS thread, and the function that wakes it
+/// for them: one wake delivers everything queued meanwhile, in the order it was queued (node's
+/// threadsafe functions would otherwise call back once per value, each in a callback scope of
+/// its own).
 struct Outbox<T> {
-    queue: Arc<Mutex<Vec<Settlement<T>>>>,
+    queue: Arc<Mutex<Vec<Out<T>>>>,
     tsfn: SettleFn,
 }
 
 impl<T> Outbox<T> {
-    /// Queues `settlement` for the JS thread; the first one queued wakes it. (`Closing` means
-    /// the environment is being torn down: nobody is left to tell.)
+    /// Queues `settlement` for the JS thread.
     fn send(&self, settlement: Settlement<T>) {
+        self.queue_up(Out::Settle(settlement));
+    }
+
+    /// Queues an update for call `n`'s `onUpdate`; a call's updates are queued before its
+    /// result, so they reach JS before it.
+    fn update(&self, n: u64, value: serde_json::Value) {
+        self.queue_up(Out::Update(n, value));
+    }
+
+    /// The first one queued wakes the JS thread. (`Closing` means the environment is being
+    /// torn down: nobody is left to tell.)
+    fn queue_up(&self, out: Out<T>) {
         let first = {
             let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-            queue.push(settlement);
+            queue.push(out);
             queue.len() == 1
         };
         if first {
@@ -68,8 +91,22 @@ impl<T> Outbox<T> {
     }
 }
 
+/// Where a call's updates go: its `onUpdate`, through the JS thread's queue.
+pub struct Updates<T> {
+    outbox: Arc<Outbox<T>>,
+    n: u64,
+}
+
+impl<T> Updates<T> {
+    pub fn send(&self, value: serde_json::Value) {
+        self.outbox.update(self.n, value);
+    }
+}
+
 pub struct Settler<T: ToNapiValue + Send + 'static> {
     outbox: Arc<Outbox<T>>,
+    /// The JS half of `execute` (signals, `onUpdate`).
+    execute_js: Arc<ExecuteJs>,
     starts: Arc<Starts>,
     shared: Arc<Shared>,
     /// The stdio outputs the JS thread reads while a call is alone (none: the workers read).
@@ -109,8 +146,10 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
             raw: AtomicPtr::new(std::ptr::null_mut()),
         });
         let callback = shared.clone();
-        let queue: Arc<Mutex<Vec<Settlement<T>>>> = Arc::default();
+        let queue: Arc<Mutex<Vec<Out<T>>>> = Arc::default();
         let waiting = queue.clone();
+        let execute_js = Arc::new(ExecuteJs::new(env)?);
+        let updates = execute_js.clone();
         let noop = env.create_function_from_closure::<(), (), _>("settle", |_| Ok(()))?;
         let tsfn: SettleFn = noop
             .build_threadsafe_function::<()>()
@@ -119,15 +158,21 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
             .max_queue_size::<0>()
             .build_callback(move |ctx: ThreadsafeCallContext<()>| {
                 let batch = std::mem::take(&mut *waiting.lock().unwrap_or_else(|p| p.into_inner()));
-                for settlement in batch {
-                    settle(ctx.env.raw(), settlement.deferred, settlement.value);
-                    callback.settled(ctx.env.raw());
+                for out in batch {
+                    match out {
+                        Out::Settle(settlement) => {
+                            settle(ctx.env.raw(), settlement.deferred, settlement.value);
+                            callback.settled(ctx.env.raw());
+                        }
+                        Out::Update(n, value) => updates.deliver(&ctx.env, n, value),
+                    }
                 }
                 Ok(())
             })?;
         shared.raw.store(tsfn.raw(), Ordering::Relaxed);
         Ok(Self {
             outbox: Arc::new(Outbox { queue, tsfn }),
+            execute_js,
             starts: Arc::default(),
             #[cfg(unix)]
             polls: super::output_poll::OutputPolls::new(env, shared.clone()).ok(),
@@ -142,6 +187,25 @@ impl<T: ToNapiValue + Send + 'static> Settler<T> {
             return crate::transport::stdio_lines::OutputWatcher::new(polls.hook());
         }
         Default::default()
+    }
+
+    /// A tool set's `call(k, toolCallId, params, signal, onUpdate)` for its native
+    /// `call(k, toolCallId, params, aborted, n)` (see [`ExecuteJs`]).
+    pub fn execute_fn<'env>(&self, env: &'env Env, native: Unknown) -> Result<Unknown<'env>> {
+        self.execute_js.wrap(env, native)
+    }
+
+    /// Call `n`'s abort listener cancels `cancel` while the guard lives.
+    pub fn listen(&self, n: u64, cancel: CancellationToken) -> Listening {
+        self.execute_js.listen(n, cancel)
+    }
+
+    /// Where call `n`'s updates go.
+    pub fn updates(&self, n: u64) -> Updates<T> {
+        Updates {
+            outbox: self.outbox.clone(),
+            n,
+        }
     }
 
     /// A promise for `fut`, settled through the shared function.

@@ -5,10 +5,8 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use ::napi::bindgen_prelude::*;
-use ::napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use futures::FutureExt;
 use rmcp::model::JsonObject;
-use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -17,10 +15,6 @@ use crate::js_text::JsText;
 use crate::manager::{AgentTool, CallRequest, Manager, View};
 use crate::session::Progress;
 use crate::tool_result::{ExternalContent, RichParts, ToolCallResult, tool_arguments};
-
-type UpdateFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
-/// `EventTarget.addEventListener(type, listener, options)`.
-type AddEventListener<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>, Object<'a>)>, ()>;
 
 /// `getAgentTools()` for one set of tools, made once per set in one of two ways:
 ///
@@ -140,8 +134,10 @@ impl ToolFactory {
             .collect();
         let manager = manager.clone();
         let settler = settler.clone();
-        // `call(k, toolCallId, params, signal, onUpdate)`: the one native function behind
-        // every tool's `execute` of this set.
+        // `call(k, toolCallId, params, aborted, n)`: the one native function behind every
+        // tool's `execute` of this set, behind the JS half that turns `signal` and `onUpdate`
+        // into `aborted` and `n` (see `execute_js`).
+        let execute_js = settler.clone();
         let call = env.create_function_from_closure::<Unknown, _, _>("execute", move |ctx| {
             let route = ctx
                 .get::<u32>(0)
@@ -161,6 +157,7 @@ impl ToolFactory {
                 ),
             }
         })?;
+        let call = execute_js.execute_fn(env, call.to_unknown())?;
         let failed = |e: Error| {
             Error::new(
                 e.status,
@@ -170,13 +167,11 @@ impl ToolFactory {
         let build = if literal {
             let outer: Function<Unknown, Function<(), Unknown<'static>>> =
                 env.run_script(&text).map_err(failed)?;
-            outer.call(call.to_unknown()).map_err(failed)?
+            outer.call(call).map_err(failed)?
         } else {
             let outer: Function<FnArgs<(Unknown, String)>, Function<(), Unknown<'static>>> =
                 env.run_script(TEMPLATE_BUILDER).map_err(failed)?;
-            outer
-                .call(FnArgs::from((call.to_unknown(), text)))
-                .map_err(failed)?
+            outer.call(FnArgs::from((call, text))).map_err(failed)?
         };
         Ok(Self {
             key,
@@ -370,32 +365,25 @@ fn start_call(
         }
     };
 
+    // Set by the JS half (`execute_js`): the signal was already aborted, and the call's number
+    // (0: neither an abort listener nor `onUpdate`).
     let cancel = CancellationToken::new();
-    if let Some(signal) = arg(2)? {
-        watch_abort_signal(ctx.env, signal, &cancel);
+    if matches!(arg(2)?, Some(value) if value.get_type()? == ValueType::Boolean && unsafe { value.cast::<bool>()? })
+    {
+        cancel.cancel();
     }
-    let progress = match arg(3)? {
-        Some(value) if value.get_type()? == ValueType::Function => {
-            let func: Function<Value, ()> = unsafe { value.cast()? };
-            let update: UpdateFn = func
-                .build_threadsafe_function::<Value>()
-                .weak::<true>()
-                .build()?;
-            let (tx, rx) = mpsc::unbounded_channel();
-            let forwarder = spawn_update_forwarder(
-                manager.clone(),
-                server.to_owned(),
-                tool.to_owned(),
-                rx,
-                update,
-            );
-            Some((tx, forwarder))
+    let n = match arg(3)? {
+        Some(value) if value.get_type()? == ValueType::Number => {
+            (unsafe { value.cast::<f64>()? }) as u64
         }
-        _ => None,
+        _ => 0,
     };
-    let (progress, forwarder) = match progress {
-        Some((tx, forwarder)) => (Some(tx), Some(forwarder)),
-        None => (None, None),
+    let listening = (n != 0).then(|| settler.listen(n, cancel.clone()));
+    let (progress, updates) = if n != 0 {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Some(tx), Some((rx, settler.updates(n))))
+    } else {
+        (None, None)
     };
 
     let manager = manager.clone();
@@ -405,100 +393,35 @@ fn start_call(
     let server = server.to_owned();
     let tool = tool.to_owned();
     let fut = async move {
-        let run = manager.execute_call(request);
-        let outcome = AssertUnwindSafe(run).catch_unwind().await;
-        // The call's progress sender is gone now; let the forwarder hand its last updates to
-        // `onUpdate` before the result settles, so no update arrives after the result.
-        if let Some(forwarder) = forwarder {
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), forwarder).await;
-        }
+        let _listening = listening;
+        let run = AssertUnwindSafe(manager.execute_call(request)).catch_unwind();
+        let outcome = match updates {
+            None => run.await,
+            Some((mut rx, updates)) => {
+                // Updates are queued for JS as they come, and what came with the answer after
+                // them: all of them before the result.
+                let mut run = std::pin::pin!(run);
+                let send = |progress: &Progress| {
+                    updates.send(manager.progress_update(&server, &tool, progress).to_json());
+                };
+                let outcome = std::future::poll_fn(|cx| {
+                    while let std::task::Poll::Ready(Some(progress)) = rx.poll_recv(cx) {
+                        send(&progress);
+                    }
+                    run.as_mut().poll(cx)
+                })
+                .await;
+                while let Ok(progress) = rx.try_recv() {
+                    send(&progress);
+                }
+                outcome
+            }
+        };
         CallResult::from(
             outcome.unwrap_or_else(|_| ToolCallResult::error(&server, &tool, PANIC_MESSAGE)),
         )
     };
     settler.spawn(ctx.env, fut)
-}
-
-/// An already-aborted signal cancels at once; otherwise an `abort` listener cancels the token.
-/// Never fails: a value that is not a usable `AbortSignal` (`aborted` not a boolean, a getter
-/// or `addEventListener` that throws) counts as no signal, and what it threw is cleared.
-fn watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) {
-    if try_watch_abort_signal(env, signal, cancel).is_err() {
-        clear_pending_exception(env);
-    }
-}
-
-fn try_watch_abort_signal(env: &Env, signal: Unknown, cancel: &CancellationToken) -> Result<()> {
-    if signal.get_type()? != ValueType::Object {
-        return Ok(());
-    }
-    let signal: Object = unsafe { signal.cast()? };
-    let aborted = signal.get::<Unknown>("aborted")?;
-    match aborted {
-        Some(aborted) if aborted.get_type()? == ValueType::Boolean => {
-            if unsafe { aborted.cast::<bool>()? } {
-                cancel.cancel();
-                return Ok(());
-            }
-        }
-        // Not an AbortSignal.
-        _ => return Ok(()),
-    }
-    let Some(add) = signal.get::<Unknown>("addEventListener")? else {
-        return Ok(());
-    };
-    if add.get_type()? != ValueType::Function {
-        return Ok(());
-    }
-    let add: AddEventListener = unsafe { add.cast()? };
-    let token = cancel.clone();
-    let on_abort = env.create_function_from_closure::<(), (), _>("onAbort", move |_ctx| {
-        token.cancel();
-        Ok(())
-    })?;
-    let mut options = Object::new(env)?;
-    options.set("once", true)?;
-    add.apply(signal, FnArgs::from(("abort", on_abort, options)))?;
-    Ok(())
-}
-
-/// Drops a JS exception a failed call into user code left pending.
-fn clear_pending_exception(env: &Env) {
-    let mut exception = std::ptr::null_mut();
-    // SAFETY: plain napi call on the JS thread with a valid out-pointer.
-    unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exception) };
-}
-
-/// Forwards a call's progress notifications to its `onUpdate`, wrapped like any server text.
-fn spawn_update_forwarder(
-    manager: Arc<Manager>,
-    server: String,
-    tool: String,
-    mut rx: mpsc::UnboundedReceiver<Progress>,
-    update: UpdateFn,
-) -> tokio::task::JoinHandle<()> {
-    ::napi::bindgen_prelude::spawn(async move {
-        // Queuing an update is not running it: the result settles through another threadsafe
-        // function, which the JS thread may serve first. Calls of one threadsafe function run
-        // in order, so once the last update has run, every update has.
-        let mut last_ran = None;
-        while let Some(progress) = rx.recv().await {
-            let value = manager.progress_update(&server, &tool, &progress).to_json();
-            let (ran, done) = tokio::sync::oneshot::channel::<()>();
-            update.call_with_return_value(
-                value,
-                ThreadsafeFunctionCallMode::NonBlocking,
-                move |_r, _e| {
-                    let _ = ran.send(());
-                    Ok(())
-                },
-            );
-            last_ran = Some(done);
-        }
-        if let Some(done) = last_ran {
-            let _ = done.await;
-        }
-    })
 }
 
 /// What the binding says when a panic was caught on the way.
