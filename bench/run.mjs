@@ -7,7 +7,7 @@
 //   npm run bench -- --smoke            every scenario, tiny counts (CI): bench/results.smoke.json
 //
 // Options: --addon PATH (a built .node; default: a dist-profile build, what is published, in bench/.native, built when
-// missing or older than the sources), --servers rust,node, --only start,exec,conc,large,tools,
+// missing or older than the sources), --servers rust,node,c, --only start,exec,conc,large,tools,
 // shutdown,rss,wrap, --merge (with --only: replace just those rows in the results file and the
 // docs), --render (rewrite the docs from the results file, no measuring), --no-langchain,
 // --no-docs, --out FILE, --no-build, --native-options JSON (McpManagerOptions for the native client,
@@ -20,7 +20,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkWrapper, normaliseIds } from './lib/check-wrapper.mjs'
 import {
-  floorContender, langchainContender, loadNative, nativeContender, RUST_SERVER, sdkContender,
+  C_SERVER, floorContender, langchainContender, loadNative, nativeContender, RUST_SERVER, sdkContender,
   serverSpec,
 } from './lib/contenders.mjs'
 import { wrapToolResult } from './lib/openclaw-wrap.mjs'
@@ -128,6 +128,10 @@ function run(cmd, args, what) {
 
 function ensureBuilds() {
   run('cargo', ['build', '--release', '--quiet', '--manifest-path', 'bench/rust-server/Cargo.toml'], 'bench server')
+  if (SERVERS.includes('c')) {
+    mkdirSync(dirname(C_SERVER), { recursive: true })
+    run(process.env.CC || 'cc', ['-O2', '-o', C_SERVER, 'bench/c-server/server.c'], 'C bench server')
+  }
   if (opt('--addon')) return { path: resolve(opt('--addon')), built: `given with --addon ${opt('--addon')}` }
   const dir = join(BENCH, '.native')
   const find = () => (existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith('.node')) : undefined)
@@ -293,25 +297,38 @@ async function benchExec(kind, contenders) {
 
     if (runs('exec')) {
       await scenario(`${kind}: execute() latency`, async () => {
-        const lat = Object.fromEntries(sessions.map((x) => [x.id, []]))
-        const callers = sessions.map((x) => ({ ...x, call: x.s.caller('echo') }))
-        for (const x of callers) for (let i = 0; i < C.execWarm; i++) x.s.text(await x.call({ text: 'hi' }))
+        // Two ways of calling, alternating round by round: execute(id, args) alone, and as an
+        // agent run calls it (one AbortSignal for the run, an onUpdate), which the native
+        // client honours and the SDK manager, like the original module, ignores.
+        const ways = [
+          { id: 'exec', title: '', agentRun: false, who: sessions },
+          { id: 'exec.run', title: ', with the run\'s AbortSignal and onUpdate', agentRun: true, who: sessions.filter((x) => x.id !== 'langchain') },
+        ]
+        for (const way of ways) {
+          way.lat = Object.fromEntries(way.who.map((x) => [x.id, []]))
+          way.callers = way.who.map((x) => ({ ...x, call: x.s.caller('echo', undefined, { agentRun: way.agentRun }) }))
+          for (const x of way.callers) for (let i = 0; i < C.execWarm; i++) x.s.text(await x.call({ text: 'hi' }))
+        }
         const deadline = now() + C.budgetMs
         for (let r = 0; r < C.execRounds && (r < 1 || now() < deadline); r++) {
-          for (const x of rotated(callers, r)) {
-            const arr = lat[x.id]
-            let res
-            for (let i = 0; i < C.execPerRound; i++) {
-              const t0 = now()
-              res = await x.call({ text: 'hi' })
-              arr.push((now() - t0) * 1000)
+          for (const way of ways) {
+            for (const x of rotated(way.callers, r)) {
+              const arr = way.lat[x.id]
+              let res
+              for (let i = 0; i < C.execPerRound; i++) {
+                const t0 = now()
+                res = await x.call({ text: 'hi' })
+                arr.push((now() - t0) * 1000)
+              }
+              x.s.text(res)
             }
-            x.s.text(res)
           }
         }
-        const base = { group: 'exec', server: kind, title: 'execute() latency, sequential, tiny payload', unit: 'µs', better: 'lower' }
-        addRow({ ...base, id: 'exec.p50', metric: 'p50', values: valuesFrom(lat, (s) => s.median) })
-        addRow({ ...base, id: 'exec.p99', metric: 'p99', values: valuesFrom(lat, (s) => s.p99) })
+        for (const way of ways) {
+          const base = { group: 'exec', server: kind, title: `execute() latency, sequential, tiny payload${way.title}`, unit: 'µs', better: 'lower' }
+          addRow({ ...base, id: `${way.id}.p50`, metric: 'p50', values: valuesFrom(way.lat, (s) => s.median) })
+          addRow({ ...base, id: `${way.id}.p99`, metric: 'p99', values: valuesFrom(way.lat, (s) => s.p99) })
+        }
       })
     }
 
@@ -615,16 +632,21 @@ function targets() {
   }
   const add = (target, value, ok, shown) => t.push({ target, value, met: value === undefined ? null : ok, shown })
   // Issue 18's bar: on the tiny call, native's overhead above the raw pipe at most half the SDK's.
-  const overhead = (id) => {
-    const f = val(id, 'rust', 'floor')
-    const n = val(id, 'rust', 'native')
-    const s = val(id, 'rust', 'sdk')
+  // Issue 37 holds it on the C server too (one write per answer, the least server time).
+  const overhead = (id, server) => {
+    const f = val(id, server, 'floor')
+    const n = val(id, server, 'native')
+    const s = val(id, server, 'sdk')
     return f !== undefined && n !== undefined && s !== undefined ? { n: n - f, s: s - f } : undefined
   }
-  for (const [id, label] of [['exec.p50', 'p50'], ['exec.p99', 'p99']]) {
-    const o = overhead(id)
-    const x = o && o.n / o.s
-    add(`execute() tiny ${label}: overhead over the floor ≤ 0.5× the SDK's`, x, x <= 0.5, o && `${x.toFixed(2)}× (${o.n.toFixed(0)} vs ${o.s.toFixed(0)} µs)`)
+  for (const server of ['rust', 'c']) {
+    for (const [id, label] of [['exec.p50', 'p50'], ['exec.p99', 'p99'], ['exec.run.p50', 'p50 with signal and onUpdate'], ['exec.run.p99', 'p99 with signal and onUpdate']]) {
+      const o = overhead(id, server)
+      if (!o && server !== 'rust') continue
+      const x = o && o.n / o.s
+      const on = server === 'rust' ? '' : ` (${server} server)`
+      add(`execute() tiny ${label}${on}: overhead over the floor ≤ 0.5× the SDK's`, x, x <= 0.5, o && `${x.toFixed(2)}× (${o.n.toFixed(0)} vs ${o.s.toFixed(0)} µs)`)
+    }
   }
   let x = ratio('conc.64')
   add('64-concurrent throughput ≥ 2× SDK', x, x >= 2, x && `${x.toFixed(2)}×`)
@@ -677,7 +699,7 @@ function table(meta) {
     '|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ]
   const order = ['start', 'exec', 'conc', 'large', 'tools', 'shutdown', 'rss', 'wrap']
-  const servers = ['rust', 'node', '-']
+  const servers = ['rust', 'c', 'node', '-']
   const sorted = rows
     .map((r, i) => ({ r, i }))
     .sort((a, b) => servers.indexOf(a.r.server) - servers.indexOf(b.r.server)

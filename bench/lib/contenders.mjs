@@ -2,7 +2,10 @@
 //
 //   contender.start(specs) -> session   (construct + connect every server + list tools)
 //   session.getTools()                   (the agent tool list; may return a Promise)
-//   session.caller(tool) -> (args) => Promise<raw result>
+//   session.caller(tool, server?, { agentRun }) -> (args) => Promise<raw result>
+//                                        (agentRun: execute() gets what an agent run passes it, one
+//                                        AbortSignal for the whole run and an onUpdate; the SDK
+//                                        manager, like the original module, ignores both)
 //   session.text(raw) -> string          (checks the result, outside the timed region)
 //   session.shutdown()
 //
@@ -18,6 +21,9 @@ import { SdkMcpManager } from './sdk-manager.mjs'
 const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const RUST_SERVER = join(BENCH, 'rust-server', 'target', 'release', 'mcp-bench-server')
 export const NODE_SERVER = join(BENCH, 'node-server.mjs')
+// One thread, one write(2) per answer, no JSON library (bench/c-server/server.c): the server
+// whose own time is smallest, so its rows show the client and the pipe. Built by bench/run.mjs.
+export const C_SERVER = join(BENCH, 'c-server', 'target', 'mcp-bench-c-server')
 
 /** Command line of one benchmark server. */
 export function serverSpec(kind, name, { tools = 0, ignoreSigterm = false } = {}) {
@@ -26,6 +32,10 @@ export function serverSpec(kind, name, { tools = 0, ignoreSigterm = false } = {}
   if (ignoreSigterm) extra.push('--ignore-sigterm')
   if (kind === 'rust') return { name, command: RUST_SERVER, args: extra }
   if (kind === 'node') return { name, command: process.execPath, args: [NODE_SERVER, ...extra] }
+  if (kind === 'c') {
+    if (tools || ignoreSigterm) throw new Error('the C bench server has no --tools or --ignore-sigterm')
+    return { name, command: C_SERVER, args: [] }
+  }
   throw new Error(`unknown server kind ${kind}`)
 }
 
@@ -60,10 +70,13 @@ export function nativeContender(addonPath, options = {}) {
           if (bad.length) throw new Error(`native: not ready: ${JSON.stringify(bad)}`)
         },
         getTools: () => manager.getAgentTools(),
-        caller(tool, server = specs[0].name) {
+        caller(tool, server = specs[0].name, { agentRun = false } = {}) {
           const t = manager.getAgentTools().find((x) => x.name === `mcp_${server}_${tool}`)
           if (!t) throw new Error(`native: no tool ${tool}`)
-          return (args) => t.execute('bench', args)
+          if (!agentRun) return (args) => t.execute('bench', args)
+          const run = new AbortController()
+          const onUpdate = () => {}
+          return (args) => t.execute('bench', args, run.signal, onUpdate)
         },
         text: agentToolText,
         shutdown: () => manager.shutdown(),
@@ -87,10 +100,13 @@ export function sdkContender() {
           if (bad.length) throw new Error(`sdk: not ready: ${JSON.stringify(bad)}`)
         },
         getTools: () => manager.getAgentTools(),
-        caller(tool, server = specs[0].name) {
+        caller(tool, server = specs[0].name, { agentRun = false } = {}) {
           const t = manager.getAgentTools().find((x) => x.name === `mcp_${server}_${tool}`)
           if (!t) throw new Error(`sdk: no tool ${tool}`)
-          return (args) => t.execute('bench', args)
+          if (!agentRun) return (args) => t.execute('bench', args)
+          const run = new AbortController()
+          const onUpdate = () => {}
+          return (args) => t.execute('bench', args, run.signal, onUpdate)
         },
         text: agentToolText,
         shutdown: () => manager.shutdown(),
