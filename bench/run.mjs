@@ -7,7 +7,7 @@
 //   npm run bench -- --smoke            every scenario, tiny counts (CI): bench/results.smoke.json
 //
 // Options: --addon PATH (a built .node; default: a dist-profile build, what is published, in bench/.native, built when
-// missing or older than the sources), --servers rust,node,c, --only start,exec,conc,large,tools,
+// missing or older than the sources), --servers rust,c,node (c: execute() rows only), --only start,exec,conc,large,tools,
 // shutdown,rss,wrap, --merge (with --only: replace just those rows in the results file and the
 // docs), --render (rewrite the docs from the results file, no measuring), --no-langchain,
 // --no-docs, --out FILE, --no-build, --native-options JSON (McpManagerOptions for the native client,
@@ -43,7 +43,7 @@ if (has('--help') || has('-h')) {
   process.exit(0)
 }
 const SMOKE = has('--smoke')
-const SERVERS = (opt('--servers') ?? 'rust,node').split(',')
+const SERVERS = (opt('--servers') ?? 'rust,c,node').split(',')
 const ONLY = opt('--only')?.split(',')
 const runs = (group) => !ONLY || ONLY.includes(group)
 const OUT = opt('--out') ?? join(BENCH, SMOKE ? 'results.smoke.json' : 'results.json')
@@ -782,6 +782,11 @@ async function main() {
   log(`bench: ${SMOKE ? 'SMOKE run' : ONLY || opt('--servers') ? 'partial run' : 'full run'}; clients: ${all.map((c) => c.id).join(', ')}; addon ${relative(ROOT, addon.path)}`)
 
   for (const kind of SERVERS) {
+    // The C server is there for the call path's floor: execute() rows only.
+    if (kind === 'c') {
+      if (runs('exec') || runs('conc') || runs('large')) await scenario(`${kind}: execute()`, () => benchExec(kind, all))
+      continue
+    }
     if (runs('start')) await scenario(`${kind}: start`, () => benchStart(kind, all))
     if (runs('exec') || runs('conc') || runs('large')) await scenario(`${kind}: execute()`, () => benchExec(kind, all))
     if (runs('tools')) await scenario(`${kind}: getAgentTools()`, () => benchTools(kind, all))
