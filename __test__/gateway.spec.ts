@@ -38,6 +38,42 @@ describe('openclaw-mcp-native serve', () => {
     expect(texts(step(lines, 1))).toMatch(/\nFrom: example\n---\n42\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="[0-9a-f]{16}">>>$/)
   })
 
+  it('serves over plain pipes too (a shell pipeline: stdin and stdout are FIFOs, not sockets), and ends when stdin closes', async () => {
+    // Node gives its children socket pairs; a shell's `|` gives pipes, read through a
+    // description of their own (src/server/process_stdio.rs).
+    const child = spawn('sh', ['-c', `cat | "${NODE}" "${CLI}" serve --quiet | cat`], { stdio: ['pipe', 'pipe', 'pipe'] })
+    trackPids(child.pid!)
+    let err = ''
+    child.stderr.on('data', (d) => (err += d))
+    const answers: any[] = []
+    const waiting: Array<() => void> = []
+    let buffered = ''
+    child.stdout.on('data', (d) => {
+      buffered += d
+      let nl
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        answers.push(JSON.parse(buffered.slice(0, nl)))
+        buffered = buffered.slice(nl + 1)
+        waiting.shift()?.()
+      }
+    })
+    const request = (id: number, method: string, params: object) => {
+      const answered = new Promise<void>((resolve) => waiting.push(resolve))
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+      return answered.then(() => answers.find((a) => a.id === id))
+    }
+    const init = await request(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipes', version: '0' } })
+    expect(init.result.serverInfo).toBeDefined()
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
+    // One answer bigger than a pipe holds (64 KiB): written as the reader drains it.
+    const text = 'x'.repeat(200_000)
+    const called = await request(2, 'tools/call', { name: 'mcp_example_echo', arguments: { text } })
+    expect(called.result.content[0].text).toContain(`\n---\n${text}\n<<<END_EXTERNAL_UNTRUSTED_CONTENT`)
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+    child.stdin.end()
+    expect(await exited, err).toBe(0)
+  })
+
   it('--http 0 prints the URL, serves Streamable HTTP, and stops on SIGTERM', async () => {
     const child = spawn(NODE, [CLI, 'serve', '--http', '0'], { stdio: ['ignore', 'pipe', 'pipe'] })
     trackPids(child.pid!)

@@ -9,14 +9,16 @@
 // contender and ratios. Not part of `npm run bench` (yet).
 //
 //   node bench/gateway.mjs [--servers rust,node] [--via stdio|http] [--calls 2000] [--rounds 10]
-//                          [--warm 200] [--budget-s 120] [--smoke] [--out FILE]
+//                          [--warm 200] [--budget-s 120] [--conc 64] [--smoke] [--out FILE]
 //                          [--native-gateway-cmd 'CMD … {config} …']
 //
 // --via: how the client reaches a gateway (stdio: the gateway is the client's child; http: the
 // gateway is started with --http 0 and must print `listening <port>`; the client uses
 // Streamable HTTP at http://127.0.0.1:<port>/mcp). The upstream is always a stdio child of the
 // gateway. --calls is per contender, split over --rounds; --budget-s bounds each server's whole
-// measurement. --smoke: 50 calls, 2 rounds (checks that it runs, never the numbers).
+// measurement. --conc: after the sequential rounds, each contender's throughput with that many
+// calls in flight (--calls of them per round, the median of the rounds; 0: not measured).
+// --smoke: 50 calls, 2 rounds (checks that it runs, never the numbers).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { spawn, spawnSync } from 'node:child_process'
@@ -51,6 +53,7 @@ const ROUNDS = Math.max(1, Number(opt('--rounds', SMOKE ? 2 : 10)))
 const WARM = Number(opt('--warm', SMOKE ? 5 : 200))
 const BUDGET_MS = Number(opt('--budget-s', SMOKE ? 30 : 120)) * 1000
 const NATIVE_CMD = opt('--native-gateway-cmd')
+const CONC = Number(opt('--conc', 64))
 const OUT = opt('--out')
 const log = (...a) => console.error(...a)
 
@@ -229,17 +232,33 @@ async function measure(kind) {
         if (Date.now() > deadline) budgetHit = true
       }
     }
+    // Throughput: CONC calls in flight, CALLS per round, rounds alternating as above.
+    for (let round = 0; CONC > 0 && round < Math.min(ROUNDS, 5); round++) {
+      const order = sessions.map((_, i) => sessions[(i + round) % sessions.length])
+      for (const [id, s] of order) {
+        let next = 0
+        const t = performance.now()
+        await Promise.all(Array.from({ length: CONC }, async () => {
+          while (next < CALLS) {
+            next++
+            await s.call({ text: 'x' })
+          }
+        }))
+        ;(samples[id].tput ??= []).push(CALLS / ((performance.now() - t) / 1000))
+      }
+    }
     for (const [id, s] of sessions) samples[id].rssMb = s.pid ? rssMb(s.pid) : null
   } finally {
     await Promise.allSettled(sessions.map(([, s]) => s.close()))
     rmSync(dir, { recursive: true, force: true })
   }
   const result = { server: kind, via: VIA, budgetHit, contenders: {} }
-  for (const [id, x] of Object.entries(samples)) result.contenders[id] = { startMs: x.start, ...stats(x.lat), rssMb: x.rssMb }
+  const median = (xs) => (xs?.length ? [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] : null)
+  for (const [id, x] of Object.entries(samples)) result.contenders[id] = { startMs: x.start, ...stats(x.lat), callsPerS: median(x.tput), rssMb: x.rssMb }
   const base = result.contenders.direct
   const sdk = result.contenders['sdk-gateway']
   const native = result.contenders['native-gateway']
-  const ratio = (a, b) => (a && b ? { p50: a.p50 / b.p50, p99: a.p99 / b.p99 } : null)
+  const ratio = (a, b) => (a && b ? { p50: a.p50 / b.p50, p99: a.p99 / b.p99, callsPerS: a.callsPerS && b.callsPerS ? a.callsPerS / b.callsPerS : null } : null)
   result.ratios = {
     'sdk-gateway/direct': ratio(sdk, base),
     'native-gateway/direct': ratio(native, base),
@@ -258,17 +277,17 @@ for (const kind of SERVERS) {
   const r = await measure(kind)
   results.push(r)
   console.log(`\nupstream ${kind}, client -> gateway via ${VIA}${r.budgetHit ? ' (time budget hit: fewer calls)' : ''}`)
-  console.log('contender        n      p50 ms   p99 ms   mean ms  start ms  RSS MB (the process the client talks to)')
+  console.log(`contender        n      p50 ms   p99 ms   mean ms  calls/s@${CONC}  start ms  RSS MB (the process the client talks to)`)
   for (const [id, c] of Object.entries(r.contenders)) {
-    console.log(`${(id === 'direct' ? 'direct (stdio)' : id).padEnd(16)} ${String(c.n).padEnd(6)} ${f(c.p50).padStart(7)}  ${f(c.p99).padStart(7)}  ${f(c.mean).padStart(7)}  ${f(c.startMs, 0).padStart(8)}  ${c.rssMb ?? '-'}`)
+    console.log(`${(id === 'direct' ? 'direct (stdio)' : id).padEnd(16)} ${String(c.n).padEnd(6)} ${f(c.p50).padStart(7)}  ${f(c.p99).padStart(7)}  ${f(c.mean).padStart(7)}  ${f(c.callsPerS, 0).padStart(10)}  ${f(c.startMs, 0).padStart(8)}  ${c.rssMb ?? '-'}`)
   }
-  for (const [name, x] of Object.entries(r.ratios)) if (x) console.log(`ratio ${name}: p50 ${f(x.p50, 2)}x, p99 ${f(x.p99, 2)}x`)
+  for (const [name, x] of Object.entries(r.ratios)) if (x) console.log(`ratio ${name}: p50 ${f(x.p50, 2)}x, p99 ${f(x.p99, 2)}x, calls/s ${f(x.callsPerS, 2)}x`)
   if (!NATIVE_CMD) console.log('native-gateway: not measured (no --native-gateway-cmd; manager.serve() not there yet)')
 }
 const report = {
   when: new Date().toISOString(), seconds: (Date.now() - started) / 1000, smoke: SMOKE,
   machine: { nproc: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version, loadavg: os.loadavg() },
-  options: { servers: SERVERS, via: VIA, calls: CALLS, rounds: ROUNDS, warm: WARM, nativeGatewayCmd: NATIVE_CMD ?? null },
+  options: { servers: SERVERS, via: VIA, calls: CALLS, rounds: ROUNDS, warm: WARM, conc: CONC, nativeGatewayCmd: NATIVE_CMD ?? null },
   results,
 }
 if (OUT) {

@@ -71,17 +71,60 @@ pub struct ToolCallRecord {
     pub suspicious: Vec<&'static str>,
 }
 
+/// Which event, without its contents: what a sink is asked whether it wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Status,
+    ToolsChanged,
+    ToolDefinitionChanged,
+    ToolFlagged,
+    ToolCall,
+    ServerLog,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 6] = [
+        EventKind::Status,
+        EventKind::ToolsChanged,
+        EventKind::ToolCall,
+        EventKind::ServerLog,
+        EventKind::ToolDefinitionChanged,
+        EventKind::ToolFlagged,
+    ];
+
+    /// The name listeners subscribe to.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::Status => "status",
+            EventKind::ToolsChanged => "toolsChanged",
+            EventKind::ToolDefinitionChanged => "toolDefinitionChanged",
+            EventKind::ToolFlagged => "toolFlagged",
+            EventKind::ToolCall => "toolCall",
+            EventKind::ServerLog => "serverLog",
+        }
+    }
+
+    /// The kind listeners subscribe to by `name`.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.name() == name)
+    }
+}
+
 impl Event {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            Event::Status { .. } => EventKind::Status,
+            Event::ToolsChanged { .. } => EventKind::ToolsChanged,
+            Event::ToolDefinitionChanged { .. } => EventKind::ToolDefinitionChanged,
+            Event::ToolFlagged { .. } => EventKind::ToolFlagged,
+            Event::ToolCall(_) => EventKind::ToolCall,
+            Event::ServerLog { .. } => EventKind::ServerLog,
+        }
+    }
+
     /// The name listeners subscribe to.
     pub fn name(&self) -> &'static str {
-        match self {
-            Event::Status { .. } => "status",
-            Event::ToolsChanged { .. } => "toolsChanged",
-            Event::ToolDefinitionChanged { .. } => "toolDefinitionChanged",
-            Event::ToolFlagged { .. } => "toolFlagged",
-            Event::ToolCall(_) => "toolCall",
-            Event::ServerLog { .. } => "serverLog",
-        }
+        self.kind().name()
     }
 
     /// The listener's argument.
@@ -168,8 +211,8 @@ impl Event {
 
 /// Where events go.
 pub trait EventSink: Send + Sync {
-    /// Whether anyone listens now (when not, no event is built).
-    fn wants(&self) -> bool {
+    /// Whether anyone listens to `kind` now (when not, no such event is built).
+    fn wants(&self, _kind: EventKind) -> bool {
         true
     }
     fn emit(&self, event: Event);
@@ -188,17 +231,19 @@ impl Events {
         self.0.is_some()
     }
 
-    /// Whether an event would be sent now (a sink that listens).
-    pub fn wanted(&self) -> bool {
-        self.0.as_ref().is_some_and(|sink| sink.wants())
+    /// Whether an event of `kind` would be sent now (a sink that listens to it).
+    pub fn wanted(&self, kind: EventKind) -> bool {
+        self.0.as_ref().is_some_and(|sink| sink.wants(kind))
     }
 
-    /// Sends the event `make` builds, if anyone listens.
-    pub fn emit_with(&self, make: impl FnOnce() -> Event) {
+    /// Sends the event of `kind` that `make` builds, if anyone listens to it.
+    pub fn emit_with(&self, kind: EventKind, make: impl FnOnce() -> Event) {
         if let Some(sink) = &self.0
-            && sink.wants()
+            && sink.wants(kind)
         {
-            sink.emit(make());
+            let event = make();
+            debug_assert_eq!(event.kind(), kind);
+            sink.emit(event);
         }
     }
 }

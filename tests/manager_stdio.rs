@@ -711,3 +711,49 @@ async fn loader_hijack_variables_are_withheld_unless_named() {
     ));
     h.manager.shutdown().await;
 }
+
+/// A host listening to `status` only: no `toolCall` event is built or sent for its calls (the
+/// CLI gateway listened to `status`, and every call it served woke the JS thread with an event
+/// nobody read).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_nobody_listens_to_is_not_built() {
+    use openclaw_mcp_native::events::{Event, EventKind, EventSink, Events};
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Default)]
+    struct StatusOnly(Mutex<Vec<&'static str>>);
+    impl EventSink for StatusOnly {
+        fn wants(&self, kind: EventKind) -> bool {
+            kind == EventKind::Status
+        }
+        fn emit(&self, event: Event) {
+            self.0.lock().unwrap().push(event.name());
+        }
+    }
+
+    let sink = Arc::new(StatusOnly::default());
+    let options = ManagerOptions {
+        events: Events::new(sink.clone()),
+        ..ManagerOptions::default()
+    };
+    let h = Harness::with_options(vec![example_server("example")], options);
+    h.manager.start().await;
+    let tools = h.manager.agent_tools();
+    let echo = tools.iter().find(|t| t.tool.mcp_name == "echo").unwrap();
+    for _ in 0..3 {
+        h.manager
+            .execute(
+                echo.server_index,
+                "echo",
+                "",
+                args(json!({"text": "hi"})),
+                &CancellationToken::new(),
+                None,
+            )
+            .await;
+    }
+    h.manager.shutdown().await;
+    let emitted = sink.0.lock().unwrap().clone();
+    assert!(emitted.contains(&"status"), "{emitted:?}");
+    assert!(emitted.iter().all(|name| *name == "status"), "{emitted:?}");
+}

@@ -17,6 +17,12 @@ class CliLogger {
     this.held = null
     this.shown = []
     this.tails = new Map()
+    if (!verbose) {
+      // Debug and info lines are never shown without --verbose: without the methods the
+      // manager does not even send them (a gateway's every call logs one at debug).
+      this.debug = undefined
+      this.info = undefined
+    }
   }
 
   debug(m) {

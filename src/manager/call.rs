@@ -232,20 +232,21 @@ impl Manager {
                 metrics.record_error(error);
             }
         }
-        self.events.emit_with(|| {
-            Event::ToolCall(ToolCallRecord {
-                server: server
-                    .as_ref()
-                    .map_or_else(|| "?".to_owned(), |s| s.name().to_owned()),
-                tool: call.tool.clone(),
-                agent_tool: call.agent_name.clone(),
-                tool_call_id: call.tool_call_id.clone(),
-                duration_ms,
-                outcome,
-                error: error(),
-                suspicious: result.rich.suspicious.clone(),
-            })
-        });
+        self.events
+            .emit_with(crate::events::EventKind::ToolCall, || {
+                Event::ToolCall(ToolCallRecord {
+                    server: server
+                        .as_ref()
+                        .map_or_else(|| "?".to_owned(), |s| s.name().to_owned()),
+                    tool: call.tool.clone(),
+                    agent_tool: call.agent_name.clone(),
+                    tool_call_id: call.tool_call_id.clone(),
+                    duration_ms,
+                    outcome,
+                    error: error(),
+                    suspicious: result.rich.suspicious.clone(),
+                })
+            });
     }
 
     /// `result` as `onSuspicious` has it: returned with its findings, or (`'block'`) withheld

@@ -425,12 +425,15 @@ impl Manager {
                 f.findings.join(", "),
                 if withheld { ": withheld" } else { "" },
             ));
-            self.events.emit_with(|| Event::ToolFlagged {
-                server: server.name().to_owned(),
-                tool: f.tool.clone(),
-                findings: f.findings.clone(),
-                withheld,
-            });
+            self.events
+                .emit_with(crate::events::EventKind::ToolFlagged, || {
+                    Event::ToolFlagged {
+                        server: server.name().to_owned(),
+                        tool: f.tool.clone(),
+                        findings: f.findings.clone(),
+                        withheld,
+                    }
+                });
         }
         for m in mismatches {
             self.log.warn(&format!(
@@ -441,12 +444,15 @@ impl Manager {
                 if enforce { "withheld" } else { "still offered" },
                 server.name(),
             ));
-            self.events.emit_with(|| Event::ToolDefinitionChanged {
-                server: server.name().to_owned(),
-                tool: m.tool.clone(),
-                changed: m.changed.iter().map(|c| (*c).to_owned()).collect(),
-                withheld: enforce,
-            });
+            self.events
+                .emit_with(crate::events::EventKind::ToolDefinitionChanged, || {
+                    Event::ToolDefinitionChanged {
+                        server: server.name().to_owned(),
+                        tool: m.tool.clone(),
+                        changed: m.changed.iter().map(|c| (*c).to_owned()).collect(),
+                        withheld: enforce,
+                    }
+                });
         }
         enforce.then(|| {
             Arc::new(
@@ -637,12 +643,15 @@ impl Manager {
             .map(|(name, _)| name.clone())
             .collect();
         if !(added.is_empty() && removed.is_empty() && changed.is_empty()) {
-            self.events.emit_with(|| Event::ToolsChanged {
-                server: server.to_owned(),
-                added,
-                removed,
-                changed,
-            });
+            self.events
+                .emit_with(crate::events::EventKind::ToolsChanged, || {
+                    Event::ToolsChanged {
+                        server: server.to_owned(),
+                        added,
+                        removed,
+                        changed,
+                    }
+                });
         }
     }
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::Manager;
-use crate::events::{Event, EventSink, Events};
+use crate::events::{Event, EventKind, EventSink, Events};
 
 /// How many messages a slow follower may fall behind before it misses some.
 const BACKLOG: usize = 256;
@@ -46,8 +46,8 @@ impl LogTee {
 }
 
 impl EventSink for LogTee {
-    fn wants(&self) -> bool {
-        self.host.wanted() || self.logs.receiver_count() > 0
+    fn wants(&self, kind: EventKind) -> bool {
+        self.host.wanted(kind) || (kind == EventKind::ServerLog && self.logs.receiver_count() > 0)
     }
 
     fn emit(&self, event: Event) {
@@ -66,7 +66,7 @@ impl EventSink for LogTee {
                 data: data.clone(),
             });
         }
-        self.host.emit_with(|| event);
+        self.host.emit_with(event.kind(), || event);
     }
 }
 

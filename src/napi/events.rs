@@ -3,24 +3,14 @@
 //! weak threadsafe function made when the first listener arrives. A listener never keeps Node
 //! alive, and one that throws is skipped without reaching the manager.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use ::napi::bindgen_prelude::*;
 use ::napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use serde_json::{Value, json};
 
-use crate::events::{Event, EventSink};
-
-/// The names a listener may subscribe to.
-pub const EVENT_NAMES: [&str; 6] = [
-    "status",
-    "toolsChanged",
-    "toolCall",
-    "serverLog",
-    "toolDefinitionChanged",
-    "toolFlagged",
-];
+use crate::events::{Event, EventKind, EventSink};
 
 /// `(manager) => { on, off, emit }`: the manager's emitter, made at its first use and kept on
 /// the manager object itself (a non-enumerable property), so it lives and dies with it.
@@ -38,9 +28,11 @@ const EMITTER: &str = r#"(function (manager) {
     },
     off(name, fn) {
       const list = listeners.get(name);
-      if (list === undefined) return;
+      if (list === undefined) return false;
       const i = list.lastIndexOf(fn);
-      if (i >= 0) list.splice(i, 1);
+      if (i < 0) return false;
+      list.splice(i, 1);
+      return true;
     },
     emit(event) {
       const list = listeners.get(event.name);
@@ -60,13 +52,19 @@ type EmitFn = ThreadsafeFunction<Value, (), Value, Status, false, true>;
 #[derive(Default)]
 pub struct JsEventSink {
     emit: OnceLock<EmitFn>,
-    /// Some listener was ever added (until then no event is even built).
-    listening: AtomicBool,
+    /// Listeners of each kind (in [`EventKind::ALL`]'s order): an event nobody listens to is
+    /// not even built, nor does it wake the JS thread (a gateway's CLI listening to `status`
+    /// got every call's `toolCall` event sent to it).
+    listening: [AtomicUsize; EventKind::ALL.len()],
+}
+
+fn slot(kind: EventKind) -> usize {
+    EventKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
 
 impl EventSink for JsEventSink {
-    fn wants(&self) -> bool {
-        self.listening.load(Ordering::Relaxed)
+    fn wants(&self, kind: EventKind) -> bool {
+        self.listening[slot(kind)].load(Ordering::Relaxed) > 0
     }
 
     fn emit(&self, event: Event) {
@@ -101,15 +99,15 @@ impl Listeners {
             ValueType::String => String::from_unknown(event)?,
             _ => String::new(),
         };
-        if !EVENT_NAMES.contains(&name.as_str()) {
+        let Some(kind) = EventKind::named(&name) else {
             return Err(Error::new(
                 Status::InvalidArg,
                 format!(
                     "{method}: event must be one of {}",
-                    EVENT_NAMES.map(|n| format!("'{n}'")).join(", ")
+                    EventKind::ALL.map(|k| format!("'{}'", k.name())).join(", ")
                 ),
             ));
-        }
+        };
         if listener.get_type()? != ValueType::Function {
             return Err(Error::new(
                 Status::InvalidArg,
@@ -130,12 +128,16 @@ impl Listeners {
                 .build()?;
             let _ = self.sink.emit.set(emit);
         }
-        let change: Function<FnArgs<(String, Unknown)>, ()> = emitter.get_named_property(method)?;
-        change
+        let change: Function<FnArgs<(String, Unknown)>, Unknown> =
+            emitter.get_named_property(method)?;
+        let changed = change
             .bind(&emitter)?
             .call(FnArgs::from((name, listener)))?;
+        let count = &self.sink.listening[slot(kind)];
         if method == "on" {
-            self.sink.listening.store(true, Ordering::Relaxed);
+            count.fetch_add(1, Ordering::Relaxed);
+        } else if changed.get_type()? == ValueType::Boolean && unsafe { changed.cast::<bool>()? } {
+            count.fetch_sub(1, Ordering::Relaxed);
         }
         Ok(())
     }

@@ -137,8 +137,8 @@ impl McpManager {
                     ));
                     let served = crate::server::stdio::serve(
                         &server,
-                        tokio::io::stdin(),
-                        tokio::io::stdout(),
+                        crate::server::process_stdio::stdin(),
+                        crate::server::process_stdio::stdout(),
                         answered,
                     )
                     .await;

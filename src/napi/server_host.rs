@@ -399,9 +399,14 @@ impl McpServerHost {
                 return Err(Error::from_reason(refused));
             }
             let stop = state.stop.child_token();
-            crate::server::stdio::serve(&server, tokio::io::stdin(), tokio::io::stdout(), stop)
-                .await
-                .map_err(Error::from_reason)
+            crate::server::stdio::serve(
+                &server,
+                crate::server::process_stdio::stdin(),
+                crate::server::process_stdio::stdout(),
+                stop,
+            )
+            .await
+            .map_err(Error::from_reason)
         })
     }
 

@@ -325,7 +325,9 @@ impl Server {
             let (server, events, redactor) =
                 (config.name.clone(), events.clone(), log.redactor().clone());
             Box::new(move |params| {
-                events.emit_with(|| crate::session::server_log_event(&server, params, &redactor))
+                events.emit_with(crate::events::EventKind::ServerLog, || {
+                    crate::session::server_log_event(&server, params, &redactor)
+                })
             })
         });
         Arc::new(Self {
@@ -488,12 +490,13 @@ impl Server {
         if previous == status {
             return;
         }
-        self.events.emit_with(|| Event::Status {
-            server: self.config.name.clone(),
-            status,
-            previous,
-            error: why,
-        });
+        self.events
+            .emit_with(crate::events::EventKind::Status, || Event::Status {
+                server: self.config.name.clone(),
+                status,
+                previous,
+                error: why,
+            });
     }
 
     pub(super) fn set_ready(
