@@ -18,6 +18,26 @@ into the directory given as argv[1] (default target/detector-corpus):
                    are the texts the injections hide in, so they are where a rule for agent-
                    directed requests ("send … to <address>") would misfire.
 
+  aicu.jsonl       aicu-scanner 1.5.0's adversarial payloads (MIT): its system-prompt extraction
+                   and jailbreak sets (aicu/payloads/jailbreaks.yaml; single_turn.yaml's
+                   boundary_mapping, creative_extraction, logic_exploits, side_channel,
+                   role_assumption and best_of_n_seed_set), its instructions planted in files
+                   (file_payloads.yaml) and its delimiter and hidden-text attacks
+                   (encoding_attacks.yaml's escape_sequence and unicode_boundary); source
+                   'aicu', label 'attack'. Its sets of ordinary-looking questions
+                   ('legitimate_tasks', advanced_evasion.yaml) are left out: as text they are
+                   benign. Evaluation only, like aib.jsonl: every row is held out and
+                   scripts/detector-train.py never reads this file. Written only when the
+                   package is installed.
+  aib.jsonl        agent-injection-bench 0.1.0's attacks (aib/data/attacks.jsonl: injections in tool
+                   results, documents and web pages, families such as instruction override,
+                   exfiltration, tool redirection, encodings, role play, authority claims; source
+                   'agent-injection-bench', label 'attack') and its controls (benign texts that
+                   discuss or sound like injections, label 'benign'); its 'baseline' row (the
+                   payload typed by the user) is left out. Evaluation only: every row is held out
+                   and scripts/detector-train.py never reads this file. Written only when the
+                   package is installed.
+
 Every row also has 'group' (the key its side of the split is decided by: a bastioncorpus attack
 with its translations, an AgentDojo task with every rendering of it, an environment item) and
 'split' ('train', 'calib' or 'heldout', scripts/detector_split.py): an AgentDojo row is held out
@@ -396,6 +416,86 @@ def environment_rows() -> list[dict]:
     return rows
 
 
+# --- aicu-scanner -------------------------------------------------------------------------------
+
+AICU_SETS = {
+    "jailbreaks.yaml": None,  # every set
+    "single_turn.yaml": {"boundary_mapping", "creative_extraction", "logic_exploits", "side_channel",
+                         "role_assumption", "best_of_n_seed_set"},
+    "encoding_attacks.yaml": {"escape_sequence", "unicode_boundary"},
+}
+
+
+def aicu_rows() -> list[dict]:
+    spec = importlib.util.find_spec("aicu")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    import yaml  # installed with the venv (AgentDojo's environments need it too)
+
+    root = pathlib.Path(list(spec.submodule_search_locations)[0]) / "payloads"
+    rows = []
+
+    def add(group: str, item: dict) -> None:
+        text = item.get("content")
+        if not isinstance(text, str) or not text.strip():
+            return
+        rows.append({
+            "id": f"aicu/{item.get('id') or item.get('name')}",
+            "source": "aicu",
+            "label": "attack",
+            "text": text,
+            "set": group,
+            "group": f"aicu/{group}",
+            "split": "heldout",
+        })
+
+    for file, keep in AICU_SETS.items():
+        path = root / file
+        if not path.is_file():
+            continue
+        sets = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("payload_sets") or {}
+        for name, items in sorted(sets.items()):
+            if keep is None or name in keep:
+                for item in items or []:
+                    add(f"{file[:-5]}/{name}", item)
+    path = root / "file_payloads.yaml"
+    if path.is_file():
+        for item in (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("file_payloads") or []:
+            add(f"file_payloads/{item.get('family')}", item)
+    return rows
+
+
+# --- agent-injection-bench: evaluation only ----------------------------------------------------
+
+
+def aib_rows() -> list[dict]:
+    spec = importlib.util.find_spec("aib")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    path = pathlib.Path(list(spec.submodule_search_locations)[0]) / "data" / "attacks.jsonl"
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        family = item.get("family")
+        if family == "baseline":
+            continue
+        rows.append({
+            "id": f"aib/{item['id']}",
+            "source": "agent-injection-bench",
+            "label": "benign" if family == "control" else "attack",
+            "text": item["injected"],
+            "family": family,
+            "channel": item.get("channel"),
+            "group": f"aib/{item['id']}",
+            "split": "heldout",
+        })
+    return rows
+
+
 def main() -> None:
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "target/detector-corpus")
     out.mkdir(parents=True, exist_ok=True)
@@ -405,8 +505,21 @@ def main() -> None:
     write_jsonl(out / "agentdojo.jsonl", agentdojo)
     environment = environment_rows()
     write_jsonl(out / "agentdojo-env.jsonl", environment)
+    files = [("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo), ("agentdojo-env.jsonl", environment)]
+    aicu = aicu_rows()
+    if aicu:
+        write_jsonl(out / "aicu.jsonl", aicu)
+        files.append(("aicu.jsonl", aicu))
+    elif (out / "aicu.jsonl").exists():
+        (out / "aicu.jsonl").unlink()
+    aib = aib_rows()
+    if aib:
+        write_jsonl(out / "aib.jsonl", aib)
+        files.append(("aib.jsonl", aib))
+    elif (out / "aib.jsonl").exists():
+        (out / "aib.jsonl").unlink()
     print(f"detector-corpus: {out}/ (agentdojo {note})")
-    for file, rows in (("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo), ("agentdojo-env.jsonl", environment)):
+    for file, rows in files:
         by = collections.Counter((r["source"], r["label"]) for r in rows)
         parts = ", ".join(f"{source} {label} {n}" for (source, label), n in sorted(by.items()))
         print(f"  {file}: {len(rows)} rows ({parts})")

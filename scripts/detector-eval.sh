@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scores the addon's prompt-injection detectors (recall on attack corpora under evasion
 # transforms, false positives on benign text, throughput; training-side and held-out figures):
-# builds the attack corpora from bastioncorpus and AgentDojo in a Python venv, checks that the
+# builds the attack corpora from bastioncorpus and AgentDojo (and, evaluation only,
+# agent-injection-bench) in a Python venv, checks that the
 # enhanced detector's learned stage rebuilds to the committed weights, then runs
 # bench/detector-eval.mjs.
 #
@@ -33,6 +34,17 @@ if ! have agentdojo 0.1.35; then
     echo "detector-eval: agentdojo's dependencies did not install; installing agentdojo==0.1.35 --no-deps" >&2
     "$venv/bin/python" -m pip install "${pip_opts[@]}" --no-deps agentdojo==0.1.35
   fi
+fi
+# aicu-scanner's payloads (MIT; only its YAML files are read, so none of its dependencies).
+if ! have aicu-scanner 1.5.0; then
+  "$venv/bin/python" -m pip install "${pip_opts[@]}" --no-deps aicu-scanner==1.5.0 ||
+    echo "detector-eval: aicu-scanner did not install; its rows are left out" >&2
+fi
+# Evaluation only (never trained on): agent-injection-bench's attacks and controls. Its own
+# dependencies are not needed (the corpus script reads its data file).
+if ! have agent-injection-bench 0.1.0; then
+  "$venv/bin/python" -m pip install "${pip_opts[@]}" --no-deps agent-injection-bench==0.1.0 ||
+    echo "detector-eval: agent-injection-bench did not install; its rows are left out" >&2
 fi
 # The benign environments are read with PyYAML (an agentdojo dependency a --no-deps install lacks).
 if ! "$venv/bin/python" -c 'import yaml' 2>/dev/null; then
