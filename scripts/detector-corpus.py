@@ -506,18 +506,13 @@ def main() -> None:
     environment = environment_rows()
     write_jsonl(out / "agentdojo-env.jsonl", environment)
     files = [("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo), ("agentdojo-env.jsonl", environment)]
-    aicu = aicu_rows()
-    if aicu:
-        write_jsonl(out / "aicu.jsonl", aicu)
-        files.append(("aicu.jsonl", aicu))
-    elif (out / "aicu.jsonl").exists():
-        (out / "aicu.jsonl").unlink()
-    aib = aib_rows()
-    if aib:
-        write_jsonl(out / "aib.jsonl", aib)
-        files.append(("aib.jsonl", aib))
-    elif (out / "aib.jsonl").exists():
-        (out / "aib.jsonl").unlink()
+    # The evaluation-only sources, when their packages are installed (else no stale file).
+    for file, rows in (("aicu.jsonl", aicu_rows()), ("aib.jsonl", aib_rows())):
+        if rows:
+            write_jsonl(out / file, rows)
+            files.append((file, rows))
+        else:
+            (out / file).unlink(missing_ok=True)
     print(f"detector-corpus: {out}/ (agentdojo {note})")
     for file, rows in files:
         by = collections.Counter((r["source"], r["label"]) for r in rows)
