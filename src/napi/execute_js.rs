@@ -29,10 +29,12 @@ use tokio_util::sync::CancellationToken;
 
 /// Called once per manager with the native `cancel(n)`; gives `[wrap, deliver]`.
 ///
-/// `wrap(call)` turns a tool set's native `call(k, toolCallId, params, aborted, n)` into the
-/// `call(k, toolCallId, params, signal, onUpdate)` its `execute` functions use; `n` is 0 for a
-/// call with neither a listener nor `onUpdate`, else the call's number (listened to and/or
-/// updated by that number). `deliver(n, update)` hands an update to call `n`'s `onUpdate`.
+/// `wrap(call)` turns a tool set's native `call(k, toolCallId, params, aborted, n, updates)`
+/// into the `call(k, toolCallId, params, signal, onUpdate)` its `execute` functions use; `n` is
+/// 0 for a call with neither a listener nor `onUpdate`, else the call's number (listened to
+/// and/or updated by that number), and `updates` whether it has an `onUpdate` (only then is
+/// progress asked of the server). `deliver(n, update)` hands an update to call `n`'s
+/// `onUpdate`.
 const SOURCE: &str = r#"(function (cancel) {
   'use strict'
   const updates = new Map()
@@ -85,7 +87,7 @@ const SOURCE: &str = r#"(function (cancel) {
       if (update !== undefined) updates.set(n, update)
       let promise
       try {
-        promise = call(k, toolCallId, params, aborted, n)
+        promise = call(k, toolCallId, params, aborted, n, update !== undefined)
       } catch (error) {
         updates.delete(n)
         throw error

@@ -134,9 +134,9 @@ impl ToolFactory {
             .collect();
         let manager = manager.clone();
         let settler = settler.clone();
-        // `call(k, toolCallId, params, aborted, n)`: the one native function behind every
-        // tool's `execute` of this set, behind the JS half that turns `signal` and `onUpdate`
-        // into `aborted` and `n` (see `execute_js`).
+        // `call(k, toolCallId, params, aborted, n, updates)`: the one native function behind
+        // every tool's `execute` of this set, behind the JS half that turns `signal` and
+        // `onUpdate` into `aborted`, `n` and `updates` (see `execute_js`).
         let execute_js = settler.clone();
         let call = env.create_function_from_closure::<Unknown, _, _>("execute", move |ctx| {
             let route = ctx
@@ -365,8 +365,8 @@ fn start_call(
         }
     };
 
-    // Set by the JS half (`execute_js`): the signal was already aborted, and the call's number
-    // (0: neither an abort listener nor `onUpdate`).
+    // Set by the JS half (`execute_js`): the signal was already aborted, the call's number (0:
+    // neither an abort listener nor `onUpdate`), and whether it has an `onUpdate`.
     let cancel = CancellationToken::new();
     if matches!(arg(2)?, Some(value) if value.get_type()? == ValueType::Boolean && unsafe { value.cast::<bool>()? })
     {
@@ -378,8 +378,10 @@ fn start_call(
         }
         _ => 0,
     };
+    let wants_updates = matches!(arg(4)?, Some(value) if value.get_type()? == ValueType::Boolean && unsafe { value.cast::<bool>()? });
     let listening = (n != 0).then(|| settler.listen(n, cancel.clone()));
-    let (progress, updates) = if n != 0 {
+    // Progress is asked of the server only for a call with an `onUpdate`.
+    let (progress, updates) = if n != 0 && wants_updates {
         let (tx, rx) = mpsc::unbounded_channel();
         (Some(tx), Some((rx, settler.updates(n))))
     } else {
