@@ -13,7 +13,7 @@
 //                          [--native-gateway-cmd 'CMD … {config} …']
 //
 // --via: how the client reaches a gateway (stdio: the gateway is the client's child; http: the
-// gateway is started with --http 0 and must print `listening <port>`; the client uses
+// gateway is started with --http 0 and must print `listening <port>` or its URL; the client uses
 // Streamable HTTP at http://127.0.0.1:<port>/mcp). The upstream is always a stdio child of the
 // gateway. --calls is per contender, split over --rounds; --budget-s bounds each server's whole
 // measurement. --conc: after the sequential rounds, each contender's throughput with that many
@@ -104,7 +104,8 @@ async function viaGateway(command, args, env = {}) {
     const timer = setTimeout(() => reject(new Error(`gateway printed no 'listening <port>' within 20 s: ${out}`)), 20_000)
     child.stdout.on('data', (d) => {
       out += d
-      const m = out.match(/listening (\d+)/)
+      // `listening <port>` (bench/sdk-gateway.mjs), or the URL `openclaw-mcp-native serve --http` prints.
+      const m = out.match(/listening (\d+)/) ?? out.match(/^http:\/\/127\.0\.0\.1:(\d+)\//m)
       if (m) {
         clearTimeout(timer)
         resolve(Number(m[1]))
