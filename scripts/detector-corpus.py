@@ -17,6 +17,12 @@ into the directory given as argv[1] (default target/detector-corpus):
                    AgentDojo's tools return it (source 'agentdojo-env', label 'benign'). These
                    are the texts the injections hide in, so they are where a rule for agent-
                    directed requests ("send … to <address>") would misfire.
+  registry.jsonl   labelled attacks and benign texts that sixteen other PyPI packages ship
+                   (scripts/detector_registry.py: injections in tool outputs, documents and
+                   emails, jailbreaks, extraction and exfiltration payloads; source
+                   'reg:<package>'), downloaded without dependencies into
+                   <OUT_DIR>/../detector-registry. Split by group like the others: trained on and
+                   held out.
 
   aicu.jsonl       aicu-scanner 1.5.0's adversarial payloads (MIT): its system-prompt extraction
                    and jailbreak sets (aicu/payloads/jailbreaks.yaml; single_turn.yaml's
@@ -45,8 +51,8 @@ when its task is or when its attack template is one of HELDOUT_TEMPLATES. 'calib
 benign tool outputs (the rows the model's threshold is chosen on); other rows there count as
 'train'.
 
-Installs nothing: scripts/detector-eval.sh runs it inside target/detector-venv, where
-bastioncorpus==0.6.0 and agentdojo==0.1.35 are installed. AgentDojo's suites are imported when
+Installs nothing (registry.jsonl's packages are downloaded, not installed): scripts/detector-eval.sh
+runs it inside target/detector-venv, where bastioncorpus==0.6.0 and agentdojo==0.1.35 are installed. AgentDojo's suites are imported when
 they can be (that needs its dependencies: pydantic, yaml, openai, ...); when that fails (an
 install with --no-deps), or with DETECTOR_CORPUS_AST=1, the GOALs are read from the installed
 injection_tasks.py files with `ast` instead (nothing imported) and tool_knowledge, which needs
@@ -69,6 +75,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from detector_split import HELDOUT_TEMPLATES, side  # noqa: E402
+import detector_registry  # noqa: E402
 
 USER_NAME = "Emma Johnson"  # ImportantInstructionsAttack.user_name
 MODEL_NAME = "GPT-4"  # agentdojo.models.MODEL_NAMES["gpt-4o-2024-05-13"]
@@ -506,6 +513,14 @@ def main() -> None:
     environment = environment_rows()
     write_jsonl(out / "agentdojo-env.jsonl", environment)
     files = [("bastion.jsonl", bastion), ("agentdojo.jsonl", agentdojo), ("agentdojo-env.jsonl", environment)]
+    # Labelled sets other packages ship (scripts/detector_registry.py), fetched next to the corpus.
+    reg_dir = out.parent / "detector-registry"
+    failed = detector_registry.fetch(reg_dir)
+    if failed:
+        print(f"detector-corpus: could not download {', '.join(failed)}; left out", file=sys.stderr)
+    registry = detector_registry.rows(reg_dir, lambda m: print(f"detector-corpus: registry: {m}", file=sys.stderr))
+    write_jsonl(out / "registry.jsonl", registry)
+    files.append(("registry.jsonl", registry))
     # The evaluation-only sources, when their packages are installed (else no stale file).
     for file, rows in (("aicu.jsonl", aicu_rows()), ("aib.jsonl", aib_rows())):
         if rows:
