@@ -7,7 +7,8 @@
 #
 # Uses the venv of scripts/detector-eval.sh (target/detector-venv: bastioncorpus 0.6.0, agentdojo
 # 0.1.35) plus numpy 2.4.6, writes the corpus (scripts/detector-corpus.py), then trains
-# (scripts/detector-train.py: about five minutes on one core). Reads node_modules (npm ci) and
+# (scripts/detector-train.py: about a minute on one core). Reads node_modules (npm install), the
+# crates Cargo.lock names in cargo's registry (cargo fetch), target/detector-registry and
 # /usr/share/doc; model.json records a checksum of every input list, so a machine whose inputs
 # differ is told so by the diff of model.json rather than by a silent change.
 set -euo pipefail

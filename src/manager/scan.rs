@@ -110,7 +110,7 @@ fn findings(text: &str, format: WrapFormat, detection: Detection) -> Vec<String>
         Detection::Enhanced => (text, "rule"),
     };
     let mut out: Vec<String> = detection
-        .detect(read, format)
+        .detect_definition(read, format)
         .into_iter()
         .map(|found| format!("{label} {found}"))
         .collect();

@@ -915,12 +915,22 @@ fn walk(text: &[u8], hit: &mut [bool], split: bool) {
     }
 }
 
-/// The rules `content` fires, in rule order (empty: nothing found). With the learned stage
-/// switched on ([`super::model::enabled`]: experimental, off by default), when no rule fires,
-/// its finding (`model:<score>`) if the visible text scores at or above its threshold. A rule
-/// names what it saw, the model only how much the text reads like an injection, so it speaks
-/// where the rules are silent, and a text the rules flag is reported as before.
+/// The rules `content` fires, in rule order (empty: nothing found), and, when no rule fires
+/// and the learned stage is on ([`super::model::enabled`]: by default), its finding
+/// (`model:<score>`) if the visible text scores at or above its threshold. A rule names what
+/// it saw, the model only how much the text reads like an injection, so it speaks where the
+/// rules are silent, and a text the rules flag is reported as before.
 pub fn detect(content: &str) -> Vec<&'static str> {
+    detect_with(content, super::model::enabled())
+}
+
+/// The rules alone: what [`detect`] finds without the learned stage (tool definitions at
+/// listing time are read this way).
+pub fn detect_rules(content: &str) -> Vec<&'static str> {
+    detect_with(content, false)
+}
+
+fn detect_with(content: &str, model: bool) -> Vec<&'static str> {
     let mut hit = vec![false; RULES.len()];
     let read = visible(content);
     scan(read.as_bytes(), &mut hit);
@@ -932,7 +942,7 @@ pub fn detect(content: &str) -> Vec<&'static str> {
         .zip(hit)
         .filter_map(|(rule, hit)| hit.then_some(rule.name))
         .collect();
-    if found.is_empty() && super::model::enabled() {
+    if found.is_empty() && model {
         found.extend(super::model::model().finding(read.as_bytes()));
     }
     found

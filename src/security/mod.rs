@@ -17,7 +17,7 @@ mod fold;
 mod foldre;
 mod jsre;
 mod markers;
-mod model;
+pub(crate) mod model;
 mod normalize;
 mod pieces;
 mod tokens;
