@@ -95,6 +95,11 @@ def wheel_version(pkg: str) -> str:
     return PACKAGES[pkg]
 
 
+def start(pkg: str) -> tuple[pathlib.Path, "Writer"]:
+    """A package's unpacked root and an empty set of its rows."""
+    return wheel_root(pkg), Writer(pkg, wheel_version(pkg))
+
+
 class Writer:
     """One package's rows: stripped, at least MIN_LEN characters, no text twice."""
 
@@ -173,8 +178,7 @@ def rel(root: pathlib.Path, p) -> str:
 
 # --------------------------------------------------------------------------- packages
 def x_jailbreak_corpus_mini_py():
-    pkg = "jailbreak-corpus-mini-py"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("jailbreak-corpus-mini-py")
     f = root / "jailbreak_corpus_mini/corpus.json"
     for it in json.load(open(f, encoding="utf-8")):
         w.add(it["prompt"], "attack", it["category"], f"jcm:{it['id']}", rel(root, f))
@@ -182,8 +186,7 @@ def x_jailbreak_corpus_mini_py():
 
 
 def x_hermes():
-    pkg = "hermes-jailbench"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("hermes-jailbench")
     f = root / "hermes_jailbench/attacks.py"
     m = load_file_module("hermes_attacks_survey", f)  # stdlib-only module
     for a in m.ALL_ATTACKS:
@@ -193,8 +196,7 @@ def x_hermes():
 
 
 def x_redteam_foundry():
-    pkg = "redteam-foundry"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("redteam-foundry")
     for fn, fam in (("redteam/benign.py", "benign_control"),
                     ("redteam/multilingual.py", "benign_control_multilingual")):
         f = root / fn
@@ -207,8 +209,7 @@ def x_redteam_foundry():
 
 
 def x_blastcontain():
-    pkg = "blastcontain-drill"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("blastcontain-drill")
     base = root / "blastcontain_drill/corpus"
     # JailbreakBench behaviours (vendored, MIT). Harmful/benign pairs share Index.
     for fn, is_harm in (("data/jbb/harmful-behaviors.csv", True), ("data/jbb/benign-behaviors.csv", False)):
@@ -241,8 +242,7 @@ def x_blastcontain():
 
 
 def x_dual_llm():
-    pkg = "dual-llm-bench"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("dual-llm-bench")
     f = root / "dual_llm_bench/datasets/pycon_core.json"
     mf = root / "dual_llm_bench/attacks/mutations.py"
     tree = ast.parse(mf.read_text(encoding="utf-8"))
@@ -265,8 +265,7 @@ def x_dual_llm():
 
 
 def x_elengtis():
-    pkg = "elengtis"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("elengtis")
     f = root / "elengtis/server.py"
     tree = ast.parse(f.read_text(encoding="utf-8"))
     for node in tree.body:
@@ -303,8 +302,7 @@ AGENTIC_REDTEAM_FILES = {
 
 
 def x_agentic_redteam():
-    pkg = "agentic-redteam"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("agentic-redteam")
     pdir = root / "agentic_redteam/payloads"
     for fn in sorted(AGENTIC_REDTEAM_FILES):
         label, fam = AGENTIC_REDTEAM_FILES[fn]
@@ -329,8 +327,7 @@ def x_agentic_redteam():
 
 
 def x_mutant():
-    pkg = "mutant-ai"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("mutant-ai")
     for f in sorted((root / "mutant/dimensions").glob("*.py")):
         tree = ast.parse(f.read_text(encoding="utf-8"))
         for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
@@ -361,8 +358,7 @@ def x_mutant():
 
 
 def x_redharness():
-    pkg = "redharness"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("redharness")
     af = root / "redharness/attacks/injection/attacks.py"
     ns = exec_subset(af)
     templates, marker = ns["TEMPLATES"], ns["INJECTION_MARKER"]
@@ -396,8 +392,7 @@ def x_redharness():
 
 
 def x_agent_guardian():
-    pkg = "agent-guardian"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("agent-guardian")
     for f in sorted((root / "agent_guardian/probes").glob("asi*/*.yaml")):
         d = yaml.safe_load(open(f, encoding="utf-8"))
         fam = f"{d.get('asi')}/{d.get('csa_category')}"
@@ -410,8 +405,7 @@ def x_agent_guardian():
 
 
 def x_nullsec():
-    pkg = "nullsec-promptinject"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("nullsec-promptinject")
     f = root / "nullsec_promptinject/payloads.py"
     m = load_file_module("nullsec_payloads_survey", f)  # stdlib-only module
     for i, p in enumerate(m.PAYLOADS):
@@ -420,8 +414,7 @@ def x_nullsec():
 
 
 def x_canaryprobe():
-    pkg = "canaryprobe"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("canaryprobe")
     clear_modules(["agent_canary"])
     stub_packages(root, ["agent_canary", "agent_canary.probes", "agent_canary.targets"])
     for mod, cls in (("injection", "InjectionProbe"), ("exfil", "ExfilProbe"), ("refusal", "RefusalProbe")):
@@ -438,8 +431,7 @@ def x_canaryprobe():
 
 
 def x_agentprobe():
-    pkg = "agentprobe-injection"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("agentprobe-injection")
     clear_modules(["agentprobe"])
     stub_packages(root, ["agentprobe", "agentprobe.attacks", "agentprobe.injection"])
     reg = importlib.import_module("agentprobe.attacks.registry")
@@ -466,8 +458,7 @@ def x_agentprobe():
 
 
 def x_sentinelprobe():
-    pkg = "sentinelprobe"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("sentinelprobe")
     for f in sorted((root / "prompt_injection_harness/cases").glob("*.yaml")):
         for c in yaml.safe_load(open(f, encoding="utf-8"))["cases"]:
             g = f"sentinel:{c['id']}"
@@ -488,8 +479,7 @@ def x_sentinelprobe():
 
 
 def x_vexscan():
-    pkg = "vexscan"; root = wheel_root(pkg)
-    w = Writer(pkg, wheel_version(pkg))
+    root, w = start("vexscan")
     clear_modules(["vex"])
     stub_packages(root, ["vex"])
     A = importlib.import_module("vex.attacks")
