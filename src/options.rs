@@ -76,12 +76,10 @@ impl Detection {
     }
 
     /// What this detector finds in `text`: the `source` of every OpenClaw pattern that matches
-    /// (`format` picks the marker set), or the name of every enhanced rule that fires.
+    /// (`format` picks the marker set), or the name of every enhanced rule that fires (and,
+    /// where none does, the learned stage's finding).
     pub fn detect(self, text: &str, format: crate::security::WrapFormat) -> Vec<&'static str> {
-        match self {
-            Self::OpenClaw => crate::security::detect_suspicious_patterns(text, format),
-            Self::Enhanced => crate::security::enhanced::detect(text),
-        }
+        self.find(text, format, true)
     }
 
     /// What this detector finds in a tool's definition (labels, descriptions, schema strings,
@@ -93,9 +91,18 @@ impl Detection {
         text: &str,
         format: crate::security::WrapFormat,
     ) -> Vec<&'static str> {
+        self.find(text, format, false)
+    }
+
+    fn find(
+        self,
+        text: &str,
+        format: crate::security::WrapFormat,
+        learned: bool,
+    ) -> Vec<&'static str> {
         match self {
             Self::OpenClaw => crate::security::detect_suspicious_patterns(text, format),
-            Self::Enhanced => crate::security::enhanced::detect_rules(text),
+            Self::Enhanced => crate::security::enhanced::find(text, learned),
         }
     }
 }

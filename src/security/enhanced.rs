@@ -921,16 +921,12 @@ fn walk(text: &[u8], hit: &mut [bool], split: bool) {
 /// it saw, the model only how much the text reads like an injection, so it speaks where the
 /// rules are silent, and a text the rules flag is reported as before.
 pub fn detect(content: &str) -> Vec<&'static str> {
-    detect_with(content, super::model::enabled())
+    find(content, true)
 }
 
-/// The rules alone: what [`detect`] finds without the learned stage (tool definitions at
-/// listing time are read this way).
-pub fn detect_rules(content: &str) -> Vec<&'static str> {
-    detect_with(content, false)
-}
-
-fn detect_with(content: &str, model: bool) -> Vec<&'static str> {
+/// [`detect`], with the learned stage consulted only when `learned` (tool definitions at
+/// listing time are read with `false`: the rules alone).
+pub fn find(content: &str, learned: bool) -> Vec<&'static str> {
     let mut hit = vec![false; RULES.len()];
     let read = visible(content);
     scan(read.as_bytes(), &mut hit);
@@ -942,7 +938,7 @@ fn detect_with(content: &str, model: bool) -> Vec<&'static str> {
         .zip(hit)
         .filter_map(|(rule, hit)| hit.then_some(rule.name))
         .collect();
-    if found.is_empty() && model {
+    if found.is_empty() && learned && super::model::enabled() {
         found.extend(super::model::model().finding(read.as_bytes()));
     }
     found

@@ -28,7 +28,7 @@ use std::sync::OnceLock;
 
 /// Whether the enhanced detector consults the model on what servers return: yes, unless the
 /// process's environment has `OPENCLAW_MCP_DETECTOR_MODEL=0` when it first detects (read once).
-/// Tool definitions at listing time are read by the rules alone ([`super::enhanced::detect_rules`]):
+/// Tool definitions at listing time are read by the rules alone ([`super::enhanced::find`] with `learned: false`):
 /// the model is calibrated on tool outputs, and a flagged definition can withhold a tool.
 pub(crate) fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
