@@ -155,6 +155,8 @@ pub struct Session {
     lane: Option<Arc<CallLane>>,
     /// What ends with the session (an HTTP client's open requests and streams).
     _closers: Vec<tokio_util::sync::DropGuard>,
+    /// What `close` ends at once, before waiting for rmcp's service (an SSE event stream).
+    hang_ups: Vec<tokio_util::sync::DropGuard>,
 }
 
 impl Session {
@@ -232,12 +234,19 @@ impl Session {
             process: None,
             lane: None,
             _closers: Vec::new(),
+            hang_ups: Vec::new(),
         })
     }
 
     /// `closer` is dropped when the session is: what it closes ends with the session.
     pub fn closing(mut self, closer: tokio_util::sync::DropGuard) -> Self {
         self._closers.push(closer);
+        self
+    }
+
+    /// `hang_up` is dropped as soon as the session starts closing, before rmcp's service ends.
+    pub fn hanging_up(mut self, hang_up: tokio_util::sync::DropGuard) -> Self {
+        self.hang_ups.push(hang_up);
         self
     }
 
@@ -292,9 +301,10 @@ impl Session {
     /// closes), not a wait of its own: a server that stopped reading its stdin keeps rmcp's
     /// writer blocked on the full pipe, so the service cannot end, and the process would only
     /// get its SIGTERM after a third `grace`.
-    pub async fn close(self, grace: Duration) -> Vec<String> {
+    pub async fn close(mut self, grace: Duration) -> Vec<String> {
         let first = tokio::time::Instant::now() + grace;
         self.cancel.cancel();
+        self.hang_ups.clear();
         if let Some(done) = self.done {
             let _ = tokio::time::timeout_at(first, done).await;
         }

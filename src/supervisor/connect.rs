@@ -701,8 +701,9 @@ async fn connect_sse(
     .await
     .map_err(ConnectError::Http)?;
     up.mark();
+    let hang_up = transport.hang_up();
     match Session::initialize(transport, setup).await {
-        Ok(session) => Ok(session),
+        Ok(session) => Ok(session.hanging_up(hang_up)),
         Err(failure @ (InitFailure::Failed(_) | InitFailure::Refused { .. })) => {
             Err(ConnectError::Http(format!(
                 "initialize over SSE with {} failed: {}",

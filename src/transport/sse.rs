@@ -154,7 +154,17 @@ impl Shared {
 pub struct SseTransport {
     shared: Arc<Shared>,
     incoming: mpsc::Receiver<ServerJsonRpcMessage>,
+    stop: CancellationToken,
     _stop_reader: DropGuard,
+}
+
+impl SseTransport {
+    /// Stops reading the event stream (and so closes it) when dropped, without waiting for
+    /// rmcp to close the transport: on a cancel, rmcp first drains in-flight handler answers
+    /// for up to 2 s, and a flooding stream would be read all that while.
+    pub fn hang_up(&self) -> DropGuard {
+        self.stop.clone().drop_guard()
+    }
 }
 
 /// Opens the event stream, waits for the endpoint event and starts reading messages.
@@ -298,6 +308,7 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
     Ok(SseTransport {
         shared,
         incoming,
+        stop: stop.clone(),
         _stop_reader: stop.drop_guard(),
     })
 }
