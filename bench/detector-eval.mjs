@@ -9,7 +9,8 @@
 //   - false positives on benign text cut into passages of at most 2,000 characters (paragraph or
 //     line boundaries), as is and under the same transforms: bastioncorpus's benign rows,
 //     AgentDojo's environments, the README*.md of every package in node_modules, a deterministic
-//     sample of ~300 source files from node_modules (≤ 3 MB), and real tool output
+//     sample of ~300 source files from node_modules (≤ 3 MB), OpenClaw's own documentation
+//     (target/openclaw-host, scripts/install-openclaw.sh), and real tool output
 //     (server-filesystem on docs/ and server-everything's harmless tools, run through the addon
 //     itself and unwrapped from the untrusted-content block, plus this repo's git log/show):
 //     passages flagged / passages;
@@ -254,6 +255,30 @@ const modules = resolve(repo, 'node_modules')
     }
   }
   setInfo['node_modules sources'] = { candidates: all.length, every: k, files: seen.size, skippedOver256KB: big, bytes }
+}
+
+// OpenClaw's own documentation (openclaw 2026.9.6, installed by scripts/install-openclaw.sh into
+// target/openclaw-host): an agent gateway's docs, read as a filesystem tool returns them. Each
+// file's side comes from its key, as in scripts/detector-train.py (which trains on some and
+// chooses its threshold on others); the first 64 KiB of each, as it reads them.
+const OPENCLAW_SET = 'OpenClaw docs'
+{
+  const root = resolve(repo, 'target', 'openclaw-host', 'node_modules', 'openclaw')
+  const files = existsSync(root) ? [...walk(join(root, 'docs'), (n) => n.endsWith('.md')), join(root, 'CHANGELOG.md')].filter((f) => existsSync(f)) : []
+  const seen = new Set()
+  let bytes = 0
+  for (const f of files.sort()) {
+    const data = readFileSync(f)
+    const h = sha(data)
+    if (seen.has(h)) continue
+    seen.add(h)
+    const text = data.subarray(0, 64 * 1024).toString('utf8')
+    bytes += Buffer.byteLength(text)
+    const key = `openclaw:${relative(root, f)}`
+    addPassages(OPENCLAW_SET, text, key, side(key))
+  }
+  if (!files.length) notes.push('target/openclaw-host is not installed (bash scripts/install-openclaw.sh): no OpenClaw docs set')
+  setInfo[OPENCLAW_SET] = { files: seen.size, bytes }
 }
 
 // Tool output of real servers, through the addon; git output of this repo.
@@ -537,6 +562,7 @@ for (const s of benignNames) {
   let extra = ''
   if (s === 'node_modules READMEs') extra = ` from ${info.files} files (${info.duplicates} duplicates dropped), ${(info.bytes / 1e6).toFixed(2)} MB`
   else if (s === 'node_modules sources') extra = ` from ${info.files} of ${info.candidates} files (every ${info.every}-th path; ${info.skippedOver256KB} over 256 KB left out), ${(info.bytes / 1e6).toFixed(2)} MB`
+  else if (s === OPENCLAW_SET) extra = ` from ${info.files} files, ${(info.bytes / 1e6).toFixed(2)} MB`
   else if (s === TOOL_SET) extra = ` from ${info.calls} tool calls (${info.errors} failed, ${info.empty} empty; text parts: ${Object.entries(info.byOrigin).map(([k, v]) => `${k} ${v}`).join(', ')}); skipped tools: ${info.skipped.join(', ') || 'none'}; never trained on`
   else extra = ' (whole texts)'
   console.log(`  ${s}: ${benign.get(s).length} (${count(benign.get(s).map((p) => p.side))})${extra}`)

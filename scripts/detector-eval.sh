@@ -51,6 +51,9 @@ if ! "$venv/bin/python" -c 'import yaml' 2>/dev/null; then
   "$venv/bin/python" -m pip install "${pip_opts[@]}" "pyyaml>=6,<7"
 fi
 
+# OpenClaw's documentation: a benign set of the eval and an input of the training (the same
+# install the end-to-end suite uses; without it both leave the set out and say so).
+bash scripts/install-openclaw.sh || echo "detector-eval: note: openclaw did not install; no OpenClaw docs set" >&2
 "$venv/bin/python" scripts/detector-corpus.py "$corpus"
 # The learned stage's weights, rebuilt (about a minute) and compared with the committed ones:
 # reported, not fatal, since a machine with other inputs (other Debian docs) builds other bytes

@@ -24,7 +24,7 @@ Inputs (versions and checksums go into the manifest):
     under /usr/share/doc, the markdown files of the crates Cargo.lock names (each file's split
     decided by its path), AgentDojo's environments, the PyPI sets' benign rows, and generated
     tool outputs (git log entries, tables, transcripts, MCP listings).
-The threshold is the lowest score at which at most CALIB_FPR (0.1 %) of the calibration
+The threshold is the lowest score at which at most CALIB_FPR (0.5 %) of the calibration
 tool-output passages (never trained on) are flagged, and of each kind of them with CALIB_MIN
 passages or more.
 
@@ -58,6 +58,7 @@ import detector_registry  # noqa: E402
 from detector_split import side  # noqa: E402
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
+OPENCLAW = REPO / "target" / "openclaw-host" / "node_modules" / "openclaw"
 BITS = 16
 NGRAMS = (3, 5, 7)
 # One odd multiplier per n-gram length (a multiplicative hash, the top BITS bits kept).
@@ -65,17 +66,17 @@ MULTIPLIERS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
 WINDOW = 400
 PASSAGE = 2000
 SEED = 20261128
-CALIB_FPR = 0.001
+CALIB_FPR = 0.005
 CALIB_MIN = 1000
 PER_FAMILY = 300
 LOOK_ALIKES = 3000
-BENIGN_WINDOWS = 30000
+BENIGN_WINDOWS = 40000
 HARD_NEGATIVES = 4000
 L2 = float(os.environ.get('DT_L2', '1e-4'))
 SNIPPETS = 10000
 BATCH = 2048
 SYNTHETIC = 1500
-EPOCHS = 8
+EPOCHS = 14
 ENCODED_TEMPLATES = frozenset({"base64", "rot13", "caesar", "atbash", "morse", "binary", "url_encode", "reverse",
                                "char_space", "zero_width", "homoglyph", "leetspeak"})
 FORMAT_VERSION = 2
@@ -243,7 +244,7 @@ def walk_files(root: pathlib.Path, keep) -> list[pathlib.Path]:
 
 def benign_files(inputs: Inputs) -> dict[str, list[tuple[str, str, str]]]:
     """set -> [(key, split, text)] for the file-based benign sets."""
-    sets: dict[str, list[tuple[str, str, str]]] = {"docs": [], "sources": [], "tool-json": [], "listings": []}
+    sets: dict[str, list[tuple[str, str, str]]] = {"docs": [], "agent-docs": [], "sources": [], "tool-json": [], "listings": []}
     nm = REPO / "node_modules"
     seen = set()
 
@@ -270,6 +271,14 @@ def benign_files(inputs: Inputs) -> dict[str, list[tuple[str, str, str]]]:
     # technical English of another ecosystem, as cargo fetched it for this build.
     for p in cargo_docs():
         take("docs", f"cargo:{p.parent.name}/{p.name}", p.read_bytes(), 32 * 1024)
+    # OpenClaw's own documentation (openclaw 2026.9.6 from npm, installed by
+    # scripts/install-openclaw.sh): an agent gateway's docs, where tools, agents, secrets,
+    # tokens and prompts are ordinary words, as they are in what an MCP gateway's tools return.
+    # Its skills (SKILL.md) are left out: they are instructions addressed to the agent.
+    if OPENCLAW.is_dir():
+        for p in sorted(OPENCLAW.glob("docs/**/*.md")) + [OPENCLAW / "CHANGELOG.md"]:
+            if p.is_file():
+                take("agent-docs", f"openclaw:{p.relative_to(OPENCLAW)}", p.read_bytes())
     doc = pathlib.Path("/usr/share/doc")
     if doc.is_dir():
         for p in walk_files(doc, lambda p: p.suffix in (".txt", ".md", ".rst", ".gz", "") or p.name == "copyright"):
@@ -518,7 +527,8 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
             elif r["split"] == "calib" and kind == "tool-output":
                 calib.extend(("agentdojo-env" if r["source"] == "agentdojo-env" else "registry", p) for p in passages(r["text"]))
     for set_name, items in files.items():
-        kind = {"docs": "documentation", "sources": "source", "tool-json": "tool-output", "listings": "tool-output"}[set_name]
+        kind = {"docs": "documentation", "agent-docs": "documentation", "sources": "source", "tool-json": "tool-output",
+                "listings": "tool-output"}[set_name]
         for key, split, text in items:
             if split == "train":
                 benign_docs.append((kind, text))
@@ -579,9 +589,11 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
     q, bias, scale = quantise(w, b)
 
     # The threshold: the lowest score flagging at most CALIB_FPR of the calibration tool-output
-    # passages, and of each kind of them (Debian docs and READMEs read as files, AgentDojo's
-    # environments, JSON files, listings and transcripts) with CALIB_MIN passages or more (fewer
-    # are too few to measure CALIB_FPR on alone): the highest of those.
+    # passages, and of each kind of them (Debian docs and READMEs read as files, OpenClaw's docs,
+    # AgentDojo's environments, JSON files, listings and transcripts) with CALIB_MIN passages or
+    # more (fewer are too few to measure CALIB_FPR on alone): the highest of those. 0.5 %, not
+    # less: an agent gateway's docs quote the attacks they warn of (OpenClaw's prompt-injection
+    # page), and at 0.1 % the threshold is set by those quotes alone.
     def lowest(scores: np.ndarray) -> int:
         scores = np.sort(scores)[::-1]
         allowed = int(CALIB_FPR * scores.size)
@@ -629,6 +641,7 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
                        "hard_negatives": HARD_NEGATIVES, "look_alikes": LOOK_ALIKES if families else 0, "synthetic_outputs": SYNTHETIC, "l2": L2, "batch": BATCH, "epochs": EPOCHS},
         "packages": {"python": platform.python_version(), "numpy": np.__version__,
                      "bastioncorpus": pkg_version("bastioncorpus"), "agentdojo": pkg_version("agentdojo"),
+                     "openclaw": openclaw_version(),
                      "registry": dict(sorted({r["source"][4:]: detector_registry.PACKAGES[r["source"][4:]]
                                               for r in rows if r["source"].startswith("reg:")}.items()))},
         "inputs": inputs.summary(),
@@ -640,6 +653,13 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
         "vectors": [{"text": t, "score": score_text(q, bias, t)[0]} for t in VECTORS],
     }
     return blob, manifest
+
+
+def openclaw_version() -> str | None:
+    try:
+        return json.loads((OPENCLAW / "package.json").read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def pkg_version(name: str) -> str | None:

@@ -26,5 +26,7 @@ fi
 "$venv/bin/python" -c 'import yaml' 2>/dev/null || "$venv/bin/python" -m pip install "${pip_opts[@]}" "pyyaml>=6,<7"
 have numpy 2.4.6 || "$venv/bin/python" -m pip install "${pip_opts[@]}" numpy==2.4.6
 
+# OpenClaw's documentation is one of the benign inputs (target/openclaw-host).
+bash scripts/install-openclaw.sh
 "$venv/bin/python" scripts/detector-corpus.py target/detector-corpus
 "$venv/bin/python" scripts/detector-train.py "$@"
