@@ -208,26 +208,32 @@ for (const row of rows.filter((r) => r.label === 'benign')) {
   addPassages(set, row.text, row.id, row.split ?? 'train')
 }
 
-// README*.md of every package in node_modules, all depths, one copy of each content.
-const modules = resolve(repo, 'node_modules')
-{
+/**
+ * Documentation files into `set`, one copy of each content (the first `limit` bytes of each,
+ * keyed by `keyOf(file)`, its side from that key); returns how many were read and kept.
+ */
+const addDocs = (set, files, keyOf, limit = Infinity) => {
   const seen = new Set()
-  const files = walk(modules, (n) => /^readme.*\.md$/i.test(n)).sort()
   let bytes = 0
   for (const f of files) {
     try {
-      const text = readFileSync(f, 'utf8')
-      const h = sha(text)
+      const data = readFileSync(f)
+      const h = sha(data)
       if (seen.has(h)) continue
       seen.add(h)
+      const text = data.subarray(0, limit).toString('utf8')
       bytes += Buffer.byteLength(text)
-      addPassages('node_modules READMEs', text, relative(repo, f), side(relative(repo, f)))
+      addPassages(set, text, keyOf(f), side(keyOf(f)))
     } catch (error) {
       problems.push(`${relative(repo, f)} unreadable (${error.message})`)
     }
   }
-  setInfo['node_modules READMEs'] = { files: seen.size, duplicates: files.length - seen.size, bytes }
+  return { files: seen.size, duplicates: files.length - seen.size, bytes }
 }
+
+// README*.md of every package in node_modules, all depths, one copy of each content.
+const modules = resolve(repo, 'node_modules')
+setInfo['node_modules READMEs'] = addDocs('node_modules READMEs', walk(modules, (n) => /^readme.*\.md$/i.test(n)).sort(), (f) => relative(repo, f))
 
 // A deterministic sample of node_modules sources: sorted paths, every k-th, ≤ 3 MB.
 {
@@ -265,20 +271,8 @@ const OPENCLAW_SET = 'OpenClaw docs'
 {
   const root = resolve(repo, 'target', 'openclaw-host', 'node_modules', 'openclaw')
   const files = existsSync(root) ? [...walk(join(root, 'docs'), (n) => n.endsWith('.md')), join(root, 'CHANGELOG.md')].filter((f) => existsSync(f)) : []
-  const seen = new Set()
-  let bytes = 0
-  for (const f of files.sort()) {
-    const data = readFileSync(f)
-    const h = sha(data)
-    if (seen.has(h)) continue
-    seen.add(h)
-    const text = data.subarray(0, 64 * 1024).toString('utf8')
-    bytes += Buffer.byteLength(text)
-    const key = `openclaw:${relative(root, f)}`
-    addPassages(OPENCLAW_SET, text, key, side(key))
-  }
   if (!files.length) notes.push('target/openclaw-host is not installed (bash scripts/install-openclaw.sh): no OpenClaw docs set')
-  setInfo[OPENCLAW_SET] = { files: seen.size, bytes }
+  setInfo[OPENCLAW_SET] = addDocs(OPENCLAW_SET, files.sort(), (f) => `openclaw:${relative(root, f)}`, 64 * 1024)
 }
 
 // Tool output of real servers, through the addon; git output of this repo.

@@ -8,10 +8,10 @@
 //! bucket is a multiplicative hash of its bytes, and its weight one signed byte. A byte's
 //! n-grams count only when its 5-gram's bucket did not occur in the `window` bytes before it,
 //! so a window adds up what it contains, not how often: a table or a benchmark log that
-//! repeats a mildly suspicious phrase a hundred times scores as if it said it once. A text's score is the bias
-//! plus the highest sum of weights over any window of `window` consecutive bytes (all of them
-//! in a shorter text), kept as a running sum: one pass, linear in the text, so a long tool
-//! result with a short planted instruction scores as the instruction does. The text is
+//! repeats a mildly suspicious phrase a hundred times scores as if it said it once. A text's
+//! score is the bias plus the highest sum of weights over any window of `window` consecutive
+//! bytes (all of them in a shorter text), kept as a running sum: one pass, linear in the text,
+//! so a long tool result with a short planted instruction scores as the instruction does. The text is
 //! suspicious when its score reaches the threshold the training script chose on benign tool
 //! outputs; the finding is `model:<p>`, `p` the logistic of the score (two decimals, rounded
 //! down). The enhanced detector reports it only when no rule fired ([`enabled`]).
@@ -28,8 +28,9 @@ use std::sync::OnceLock;
 
 /// Whether the enhanced detector consults the model on what servers return: yes, unless the
 /// process's environment has `OPENCLAW_MCP_DETECTOR_MODEL=0` when it first detects (read once).
-/// Tool definitions at listing time are read by the rules alone ([`super::enhanced::find`] with `learned: false`):
-/// the model is calibrated on tool outputs, and a flagged definition can withhold a tool.
+/// Tool definitions at listing time are read by the rules alone ([`super::enhanced::find`] with
+/// `learned: false`): the model is calibrated on tool outputs, and a flagged definition can
+/// withhold a tool.
 pub(crate) fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
     *ON.get_or_init(|| std::env::var_os("OPENCLAW_MCP_DETECTOR_MODEL").is_none_or(|v| v != "0"))
@@ -112,8 +113,17 @@ struct Seen {
     base: u32,
 }
 
+impl Seen {
+    fn new() -> Self {
+        Seen {
+            last: vec![0; BUCKETS].into_boxed_slice(),
+            base: MAX_WINDOW as u32,
+        }
+    }
+}
+
 thread_local! {
-    static SEEN: RefCell<Seen> = RefCell::new(Seen { last: vec![0; BUCKETS].into_boxed_slice(), base: MAX_WINDOW as u32 });
+    static SEEN: RefCell<Seen> = RefCell::new(Seen::new());
 }
 
 /// The n-gram (an index into `LENGTHS`: the 5-gram) whose repeat within a window mutes a byte.
@@ -144,13 +154,7 @@ impl Model {
         SEEN.with(|seen| match seen.try_borrow_mut() {
             Ok(mut seen) => self.score_with(visible, &mut seen),
             // Not reentered in practice; a fresh table gives the same score.
-            Err(_) => self.score_with(
-                visible,
-                &mut Seen {
-                    last: vec![0; BUCKETS].into_boxed_slice(),
-                    base: MAX_WINDOW as u32,
-                },
-            ),
+            Err(_) => self.score_with(visible, &mut Seen::new()),
         })
     }
 
@@ -160,8 +164,7 @@ impl Model {
         // this text could run past u32 (once per ~4 GB of text scored on a thread).
         let need = visible.len() as u64 + 2 * MAX_WINDOW as u64;
         if u64::from(seen.base) + need > u64::from(u32::MAX) {
-            seen.last.fill(0);
-            seen.base = MAX_WINDOW as u32;
+            *seen = Seen::new();
         }
         let base = seen.base;
         let last: &mut [u32] = &mut seen.last;

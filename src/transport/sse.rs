@@ -154,8 +154,15 @@ impl Shared {
 pub struct SseTransport {
     shared: Arc<Shared>,
     incoming: mpsc::Receiver<ServerJsonRpcMessage>,
+    /// Stops the reader: cancelled when the transport is dropped, or earlier through
+    /// [`hang_up`](Self::hang_up).
     stop: CancellationToken,
-    _stop_reader: DropGuard,
+}
+
+impl Drop for SseTransport {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
 }
 
 impl SseTransport {
@@ -308,8 +315,7 @@ pub async fn connect(options: SseOptions<'_>) -> Result<SseTransport, String> {
     Ok(SseTransport {
         shared,
         incoming,
-        stop: stop.clone(),
-        _stop_reader: stop.drop_guard(),
+        stop,
     })
 }
 
