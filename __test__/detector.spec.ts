@@ -63,6 +63,19 @@ describe('detectInjection', () => {
     expect(JSON.parse(out)).toEqual([[], []])
   })
 
+  it("the learned stage leaves an agent gateway's ordinary documentation alone", () => {
+    // Sentences of our own in the style of OpenClaw's docs: the weights before 273922d (trained
+    // without those docs) flagged each as model:0.99; tool, agent, secret and execute had
+    // become signs of an attack.
+    for (const text of [
+      'Each agent gets its own workspace. Tools run inside the sandbox, and the gateway resolves secrets from the store before a tool call executes.',
+      'The gateway runs one MCP server process for every agent; a tool call from any session goes to it, and its secrets never reach the model.',
+      'To give an agent a new tool, add the server to mcp.servers and restart; the agent lists the tool on its next turn and can execute it.',
+    ]) {
+      expect(detect(text), text).toEqual([])
+    }
+  })
+
   it('names bad arguments', () => {
     expect(() => native.detectInjection(5 as never)).toThrow(/detectInjection: content must be a string/)
     expect(() => native.detectInjection('x', { detection: 'strict' } as never)).toThrow("detectInjection: detection must be 'openclaw' or 'enhanced', got 'strict'")
