@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { cleanup, expectedWrapped, isAlive, NODE, processesTagged, ROOT, startEverythingHttp, tempDir, trackPids, waitForDeath, wrappedId } from './helpers'
 // @ts-ignore: a plain .mjs fixture without types
 import { startMockModel } from './fixtures/openclaw/mock-model.mjs'
@@ -135,7 +135,47 @@ async function finish(node: string, args: string[], timeoutMs = 180_000): Promis
   }
 }
 
-const openclaw = (...args: string[]) => finish(NODE24, [OPENCLAW, ...args])
+/** OpenClaw's own refusal when another of its processes (or threads) holds one of its state locks
+ * at that instant: `/tmp/openclaw-state-locks-<uid>/<family>.<hash>.lock.sqlite`, taken with
+ * `BEGIN EXCLUSIVE` and, for some callers, no busy timeout. The plugin holds no OpenClaw state. */
+const LOCK_CONTENTION = /another OpenClaw process owns (state-lifecycle|state-handles|gateway-lifecycle)/
+
+/** The processes that have one of OpenClaw's state lock files open (for the log of a retry). */
+function lockHolders(): string[] {
+  const out: string[] = []
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const locks = fs.readdirSync(`/proc/${entry}/fd`).map((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${entry}/fd/${fd}`)
+        } catch {
+          return ''
+        }
+      }).filter((f) => f.includes('openclaw-state-locks'))
+      if (locks.length === 0) continue
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').slice(0, 4).join(' ')
+      out.push(`${entry} (${cmd}): ${[...new Set(locks.map((f) => path.basename(f)))].join(', ')}`)
+    } catch {
+      // gone meanwhile, or not ours
+    }
+  }
+  return out
+}
+
+/** Runs an `openclaw` command; when OpenClaw refuses it for its own lock contention (above),
+ * runs it again, at most twice, and says so. Any other failure fails at once. */
+async function openclaw(...args: string[]): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await finish(NODE24, [OPENCLAW, ...args])
+    } catch (e) {
+      const message = (e as Error).message
+      if (attempt === 3 || !LOCK_CONTENTION.test(message)) throw e
+      console.warn(`openclaw ${args.slice(0, 2).join(' ')}: ${LOCK_CONTENTION.exec(message)![0]} (attempt ${attempt}); lock files open now: ${lockHolders().join('; ') || 'none'}; running it again`)
+    }
+  }
+}
 
 /** Sets `mcp.servers` of openclaw.json, keeping what OpenClaw wrote there (plugins.*). */
 function writeServers(servers: Record<string, unknown>) {
@@ -266,8 +306,16 @@ describe('openclaw agent exec (one-shot run) with the plugin in place of bundle-
 describe('openclaw gateway run + openclaw agent', () => {
   let gateway: Run | undefined
 
-  afterAll(async () => {
-    if (gateway && gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill('SIGKILL')
+  // A test that fails half-way leaves its gateway running; the next one starts its own on the same
+  // state, so this one goes first (with its servers), whatever the outcome.
+  afterEach(async () => {
+    if (gateway && gateway.child.exitCode === null && gateway.child.signalCode === null) {
+      const servers = processesTagged(echoScript)
+      gateway.child.kill('SIGKILL')
+      await gateway.exited
+      await waitForDeath(servers, 15_000)
+    }
+    gateway = undefined
   })
 
   const agent = (...args: string[]) => openclaw('agent', '--json', ...args)
