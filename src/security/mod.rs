@@ -19,6 +19,7 @@ mod jsre;
 mod markers;
 pub(crate) mod model;
 mod normalize;
+mod notice;
 mod pieces;
 mod tokens;
 
