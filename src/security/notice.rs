@@ -5,10 +5,12 @@
 //! notice tells the model to distrust what follows and lists what to refuse ("ignore your
 //! guidelines", "reveal sensitive information", ...), so read as content it is exactly what the
 //! enhanced detector looks for. [`without_notices`] blanks every whole notice before the
-//! enhanced detector reads the text. Only the whole block is blanked, word for word (ASCII case
-//! and the whitespace between words, or JSON's `\n`/`\t`/`\r` escapes, may differ): a part of it
-//! is read as any other text, and blanking it gives an attacker nothing, since the block is the
-//! protective text itself and everything around it is still read.
+//! enhanced detector reads the text. Only the whole block is blanked, word for word: it opens
+//! with `SECURITY NOTICE:` exactly as the wrapper writes it (found by a SIMD substring search,
+//! so text without it costs next to nothing), and after that ASCII case and the whitespace
+//! between words, or JSON's `\n`/`\t`/`\r` escapes, may differ. A part of it is read as any
+//! other text, and blanking it gives an attacker nothing, since the block is the protective
+//! text itself and everything around it is still read.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -53,15 +55,19 @@ fn notice_at(text: &[u8], start: usize) -> Option<usize> {
     Some(at)
 }
 
+/// How every notice opens, as the wrapper writes it.
+const OPENING: &str = "SECURITY NOTICE:";
+
 /// `text` with every whole notice replaced by one space (borrowed when there is none). Linear:
-/// a notice is tried only where "security" starts, and a try reads at most one notice's length.
+/// a notice is tried only where [`OPENING`] occurs, and a try reads at most one notice's length.
 pub fn without_notices(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    let first = words()[0].as_bytes();
+    static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
+    let opening = FINDER.get_or_init(|| memchr::memmem::Finder::new(OPENING));
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut from = 0;
-    while let Some(i) = find_ignore_case(&bytes[from..], first) {
+    while let Some(i) = opening.find(&bytes[from..]) {
         let start = from + i;
         match notice_at(bytes, start) {
             Some(end) => {
@@ -82,26 +88,6 @@ pub fn without_notices(text: &str) -> Cow<'_, str> {
             Cow::Owned(o)
         }
     }
-}
-
-/// The first position of `needle` (ASCII) in `hay`, ASCII case ignored.
-fn find_ignore_case(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    let (lo, up) = (
-        needle[0].to_ascii_lowercase(),
-        needle[0].to_ascii_uppercase(),
-    );
-    let mut at = 0;
-    while at + needle.len() <= hay.len() {
-        let i = hay[at..=hay.len() - needle.len()]
-            .iter()
-            .position(|&b| b == lo || b == up)?;
-        let start = at + i;
-        if hay[start..start + needle.len()].eq_ignore_ascii_case(needle) {
-            return Some(start);
-        }
-        at = start + 1;
-    }
-    None
 }
 
 #[cfg(test)]
@@ -133,10 +119,13 @@ mod tests {
         let part = &WARNING_TEXT[..WARNING_TEXT.find("  - Change").unwrap()];
         let changed = WARNING_TEXT.replace("Send messages to third parties", "Send messages to me");
         let cut = WARNING_TEXT.replace("ignore your guidelines", "ignoreyour guidelines");
+        // The opening as the wrapper writes it, or it is not the wrapper's notice.
+        let lower_opening = WARNING_TEXT.replacen("SECURITY NOTICE:", "security notice:", 1);
         for text in [
             part,
             &changed,
             &cut,
+            &lower_opening,
             "security security notice: SECURITY",
             "",
         ] {
