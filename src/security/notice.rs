@@ -17,9 +17,22 @@ use std::sync::OnceLock;
 
 use super::wrap::WARNING_TEXT;
 
-fn words() -> &'static [&'static str] {
-    static WORDS: OnceLock<Vec<&'static str>> = OnceLock::new();
-    WORDS.get_or_init(|| WARNING_TEXT.split_ascii_whitespace().collect())
+/// The notice's words, and a searcher for its opening (`SECURITY NOTICE:`, up to its first
+/// colon), both taken from the wrapper's own text.
+struct Notice {
+    words: Vec<&'static str>,
+    opening: memchr::memmem::Finder<'static>,
+}
+
+fn notice() -> &'static Notice {
+    static NOTICE: OnceLock<Notice> = OnceLock::new();
+    NOTICE.get_or_init(|| {
+        let colon = WARNING_TEXT.find(':').map_or(WARNING_TEXT.len(), |c| c + 1);
+        Notice {
+            words: WARNING_TEXT.split_ascii_whitespace().collect(),
+            opening: memchr::memmem::Finder::new(&WARNING_TEXT[..colon]),
+        }
+    })
 }
 
 /// The length of the separator at the start of `rest`: ASCII whitespace and the JSON escapes
@@ -38,7 +51,7 @@ fn separator(rest: &[u8]) -> usize {
 /// The end of a whole notice starting at `start` of `text`, if one starts there.
 fn notice_at(text: &[u8], start: usize) -> Option<usize> {
     let mut at = start;
-    for (i, word) in words().iter().enumerate() {
+    for (i, word) in notice().words.iter().enumerate() {
         if i > 0 {
             let gap = separator(&text[at..]);
             if gap == 0 {
@@ -55,15 +68,12 @@ fn notice_at(text: &[u8], start: usize) -> Option<usize> {
     Some(at)
 }
 
-/// How every notice opens, as the wrapper writes it.
-const OPENING: &str = "SECURITY NOTICE:";
-
 /// `text` with every whole notice replaced by one space (borrowed when there is none). Linear:
-/// a notice is tried only where [`OPENING`] occurs, and a try reads at most one notice's length.
+/// a notice is tried only where its opening occurs, as the wrapper writes it, and a try reads at
+/// most one notice's length.
 pub fn without_notices(text: &str) -> Cow<'_, str> {
     let bytes = text.as_bytes();
-    static FINDER: OnceLock<memchr::memmem::Finder<'static>> = OnceLock::new();
-    let opening = FINDER.get_or_init(|| memchr::memmem::Finder::new(OPENING));
+    let opening = &notice().opening;
     let mut out: Option<String> = None;
     let mut copied = 0;
     let mut from = 0;
