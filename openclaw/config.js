@@ -110,7 +110,7 @@ function resolvePluginSetup(openclawJson, pluginConfig = pluginConfigOf(openclaw
   }
 
   const options = { toolNames: pc.toolNames ?? 'openclaw' }
-  for (const key of ['results', 'detection', 'onSuspicious', 'pinning', 'schemas', 'hygiene', 'allow', 'deny', 'wrapFormat']) {
+  for (const key of ['results', 'detection', 'detectionModel', 'onSuspicious', 'pinning', 'schemas', 'hygiene', 'allow', 'deny', 'wrapFormat']) {
     if (pc[key] !== undefined) options[key] = pc[key]
   }
   if (isObject(cfg.secrets?.providers)) options.secretProviders = cfg.secrets.providers

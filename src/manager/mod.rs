@@ -107,6 +107,8 @@ pub struct Manager {
     hygiene: Option<bool>,
     /// `detection` and `onSuspicious`.
     detection: Detection,
+    /// `detectionModel`: whether the enhanced detector's learned stage reads results.
+    detection_model: bool,
     on_suspicious: crate::options::OnSuspicious,
     pinning: crate::config::PinPolicy,
     pins: pins::PinBook,
@@ -170,6 +172,7 @@ impl Manager {
             results: options.results,
             hygiene: options.hygiene,
             detection: options.detection,
+            detection_model: options.detection_model,
             on_suspicious: options.on_suspicious,
             pinning: options.pinning,
             pins: pins::PinBook::new(options.pin_store),
@@ -776,11 +779,11 @@ impl Manager {
         text: &str,
         hidden: &str,
     ) -> (String, Vec<&'static str>) {
-        let (detection, format) = (self.detection, self.wrap_format);
+        let (detection, format, learned) = (self.detection, self.wrap_format, self.detection_model);
         let scan = || {
-            let mut found = detection.detect(text, format);
+            let mut found = detection.detect_result(text, format, learned);
             if !hidden.is_empty() {
-                for pattern in detection.detect(hidden, format) {
+                for pattern in detection.detect_result(hidden, format, learned) {
                     if !found.contains(&pattern) {
                         found.push(pattern);
                     }

@@ -228,6 +228,13 @@ export interface McpManagerOptions {
    *  findings; 'block' withholds it behind an error result naming the rules. */
   onSuspicious?: 'annotate' | 'block'
   /**
+   * With `detection: 'enhanced'`: 'on' (the default) lets its learned stage read each result
+   * where no rule fires (a finding `model:<p>`); 'off' leaves this manager's results to the
+   * rules alone. `OPENCLAW_MCP_DETECTOR_MODEL=0` in the environment turns the stage off for the
+   * whole process, whatever this says. Tool definitions are always read by the rules alone.
+   */
+  detectionModel?: 'on' | 'off'
+  /**
    * Pinned tool definitions: each tool's name, title, description, inputSchema and
    * outputSchema are hashed (canonical JSON, SHA-256) and approved on first sight; a later
    * listing whose definition differs is reported (a warning and a `toolDefinitionChanged`
