@@ -26,10 +26,13 @@
 //
 //   bash scripts/detector-eval.sh [--show-misses N] [--json OUT]     (builds the corpus first)
 //   node bench/detector-eval.mjs [--addon PATH] [--corpus DIR] [--json OUT] [--show-misses N] [--no-model]
+//                                [--save-text FILE]
 //
 // --corpus: the JSONL files of scripts/detector-corpus.py (default target/detector-corpus).
 // --no-model: switch the enhanced detector's learned stage off (OPENCLAW_MCP_DETECTOR_MODEL=0; it is
 // on by default): the enhanced column is then the rules alone.
+// --save-text FILE: writes the 1 MB clean text the throughput line is measured on, for
+// bench/detector-speed.mjs (which times builds on it, one after another, without the rest).
 // --show-misses N: up to N missed attacks, N evasions (caught as is, missed once transformed)
 // and N false positives per detector, 160 characters each, for tuning. Prints one markdown
 // table (recall and false-positive rows, one column per detector), a throughput line per
@@ -495,6 +498,11 @@ const MB1 = 1 << 20
 const cleanProse = readmes.filter((p) => !detectors.enhanced || !detectors.enhanced(p.text).some((f) => !isModel(f))).map((p) => p.text).join('\n\n')
 const oneMb = cleanProse ? cleanProse.repeat(Math.ceil(MB1 / cleanProse.length)).slice(0, MB1) : ''
 if (detectors.enhanced && oneMb && detectors.enhanced(oneMb).some((f) => !isModel(f))) notes.push('the 1 MB clean text still fires a rule: its throughput is the rules alone')
+const saveText = opt('--save-text', null)
+if (saveText && oneMb) {
+  writeFileSync(saveText, oneMb)
+  notes.push(`the 1 MB clean text is saved to ${saveText} (time builds on it: node bench/detector-speed.mjs ${saveText} --addon PATH)`)
+}
 function timeIt(fn, text) {
   const bytesPer = Buffer.byteLength(text)
   fn(text) // warm-up
