@@ -83,18 +83,7 @@ impl Detection {
     /// (`format` picks the marker set), or the name of every enhanced rule that fires (and,
     /// where none does, the learned stage's finding).
     pub fn detect(self, text: &str, format: crate::security::WrapFormat) -> Vec<&'static str> {
-        self.find(text, format, true)
-    }
-
-    /// As [`detect`](Self::detect), the enhanced detector's learned stage consulted only when
-    /// `learned` (a manager's `detectionModel`).
-    pub fn detect_result(
-        self,
-        text: &str,
-        format: crate::security::WrapFormat,
-        learned: bool,
-    ) -> Vec<&'static str> {
-        self.find(text, format, learned)
+        self.detect_result(text, format, true)
     }
 
     /// What this detector finds in a tool's definition (labels, descriptions, schema strings,
@@ -106,10 +95,12 @@ impl Detection {
         text: &str,
         format: crate::security::WrapFormat,
     ) -> Vec<&'static str> {
-        self.find(text, format, false)
+        self.detect_result(text, format, false)
     }
 
-    fn find(
+    /// As [`detect`](Self::detect), the enhanced detector's learned stage consulted only when
+    /// `learned` (a manager's `detectionModel`; never for a definition).
+    pub fn detect_result(
         self,
         text: &str,
         format: crate::security::WrapFormat,
@@ -263,11 +254,7 @@ impl ManagerOptions {
         {
             out.detection = detection;
         }
-        if let Some(on) = choice("detectionModel", "'on' or 'off'").read(|name| match name {
-            "on" => Some(true),
-            "off" => Some(false),
-            _ => None,
-        })? {
+        if let Some(on) = choice("detectionModel", "'on' or 'off'").read(on_off)? {
             out.detection_model = on;
         }
         if let Some(on) =
@@ -360,7 +347,12 @@ pub(crate) fn string_list(option: &str, value: Option<&Value>) -> Result<Vec<Str
 
 /// `hygiene`: `'on'` or `'off'`.
 pub(crate) fn parse_hygiene(value: &Value) -> Option<bool> {
-    match value.as_str()? {
+    value.as_str().and_then(on_off)
+}
+
+/// `'on'` or `'off'` (`hygiene`, `detectionModel`).
+fn on_off(name: &str) -> Option<bool> {
+    match name {
         "on" => Some(true),
         "off" => Some(false),
         _ => None,
