@@ -17,7 +17,8 @@
 //     untrusted-content block, plus this repo's git log/show): passages flagged / passages;
 //   - false positives per whole text (each document or tool result as read, untransformed), per
 //     set and pooled by size: the model scores a text by its highest window, so a long text is
-//     flagged more often than its passages are;
+//     flagged more often than its passages are; and recall of the held-out attacks planted in a
+//     held-out page of OpenClaw's docs cut to 1, 8 and 32 KB;
 //   - every figure twice: on the training side (what scripts/detector-train.py trained on or
 //     chose its threshold on) and held out (never read by it; lib/detector-split.mjs decides, by
 //     source document and attack template, exactly as scripts/detector_split.py does; the tool
@@ -542,6 +543,33 @@ for (const set of benignNames) {
   }
 }
 
+// Recall when planted in a long benign document: every held-out attack, untransformed, put
+// between two paragraphs of a held-out page of OpenClaw's docs cut to a size (the page and the
+// place chosen by the attack's index, so every run plants the same). A text over 2 KB must score
+// higher to be flagged by the model (src/security/model.rs): these rows show what that costs.
+const PLANT_SIZES = [['1 KB', 1024], ['8 KB', 8 * 1024], ['32 KB', 32 * 1024]]
+const planted = {} // column -> size -> { hit, total }
+{
+  const hosts = (wholes.get(OPENCLAW_SET) ?? []).filter((w) => w.side === 'heldout').map((w) => w.text)
+  const held = corpusNames.flatMap((c) => attackCorpora.get(c).filter((r) => sideOf(r.split) === 'heldout'))
+  for (const [size, bytes] of PLANT_SIZES) {
+    const big = hosts.filter((h) => h.length >= bytes)
+    if (!big.length) continue
+    held.forEach((row, i) => {
+      const body = big[(i * 7) % big.length].slice(0, bytes)
+      let at = body.lastIndexOf('\n\n', Math.floor(((i * 7919) % 1000) / 1000 * body.length))
+      if (at < 0) at = 0
+      const v = verdicts(`${body.slice(0, at)}\n\n${row.text}\n\n${body.slice(at)}`, `${row.id} planted in ${size}`)
+      for (const c of columns) {
+        const cell = ((planted[c] ??= {})[size] ??= { hit: 0, total: 0 })
+        if (v[c] === null) continue
+        cell.total++
+        if (v[c]) cell.hit++
+      }
+    })
+  }
+}
+
 // Throughput: the README prose, concatenated, timed over ≥ 5 MB; then 1 MB tool results, the
 // size the speed target is set for: the passages no enhanced rule flags, concatenated and cut to
 // 1 MB, one call each (a text a rule flags is not read by the learned stage, so a clean text is
@@ -694,6 +722,15 @@ for (const s of SIDES) {
     }
   }
   for (const s of SIDES) for (const [size] of WHOLE_SIZES) row('all sets', s, size, (_, ss, t) => ss === s && t === size)
+}
+if (Object.keys(planted).length) {
+  console.log('\nrecall when planted in a held-out page of OpenClaw\'s docs cut to a size (every held-out attack, untransformed):')
+  console.log(`| size | n | ${head.join(' | ')} |`)
+  console.log(`|---|--:|${columns.map(() => '--:').join('|')}|`)
+  for (const [size] of PLANT_SIZES) {
+    const first = planted[columns[0]]?.[size]
+    if (first?.total) console.log(`| ${size} | ${first.total} | ${columns.map((c) => pct(planted[c][size].hit, planted[c][size].total)).join(' | ')} |`)
+  }
 }
 {
   // Held-out recall per package of the PyPI labelled sets, untransformed.
