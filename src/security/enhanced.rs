@@ -988,10 +988,11 @@ fn walk(text: &[u8], hit: &mut [bool], split: bool) {
 
 /// The rules `content` fires, in rule order (empty: nothing found), and, when no rule fires
 /// and the learned stage is on ([`super::model::enabled`]: by default), its finding
-/// (`model:<score>`) if the visible text scores at or above its threshold. A rule names what
-/// it saw, the model only how much the text reads like an injection, so it speaks where the
-/// rules are silent, and a text the rules flag is reported as before. A whole untrusted-content
-/// notice inside the text (a result wrapped earlier) is not read ([`super::notice`]).
+/// (`model:<score>`) if the visible text scores at or above its threshold for the text's length
+/// (higher for a long text). A rule names what it saw, the model only how much the text reads
+/// like an injection, so it speaks where the rules are silent, and a text the rules flag is
+/// reported as before. A whole untrusted-content notice inside the text (a result wrapped
+/// earlier) is not read ([`super::notice`]).
 pub fn detect(content: &str) -> Vec<&'static str> {
     find(content, true)
 }
