@@ -361,10 +361,17 @@ mod tests {
             let want = v["score"].as_i64().expect("score");
             assert_eq!(i64::from(model().score(text.as_bytes())), want, "{text:?}");
             let flagged = v["flagged"].as_bool().expect("flagged");
-            assert_eq!(model().finding(text.as_bytes()).is_some(), flagged, "{text:?}");
+            assert_eq!(
+                model().finding(text.as_bytes()).is_some(),
+                flagged,
+                "{text:?}"
+            );
             verdicts[usize::from(flagged)] += 1;
         }
-        assert!(verdicts[0] > 0 && verdicts[1] > 0, "both verdicts are checked");
+        assert!(
+            verdicts[0] > 0 && verdicts[1] > 0,
+            "both verdicts are checked"
+        );
     }
 
     /// A mild line is flagged in a short text and not in a long one that scores no less: the
@@ -378,7 +385,10 @@ mod tests {
         let (s_short, n_short) = m.score_and_length(short.as_bytes());
         let (s_long, n_long) = m.score_and_length(long.as_bytes());
         assert!(n_short <= LONG && n_long > LONG);
-        assert!(s_long >= s_short, "the repeats are muted: {s_short} {s_long}");
+        assert!(
+            s_long >= s_short,
+            "the repeats are muted: {s_short} {s_long}"
+        );
         assert!(m.finding(short.as_bytes()).is_some());
         assert!(m.finding(long.as_bytes()).is_none());
     }
@@ -393,7 +403,10 @@ mod tests {
         assert_eq!(m.threshold_for(LONG), m.threshold);
         assert_eq!(m.threshold_for(2 * LONG), m.threshold + m.slope);
         assert_eq!(m.threshold_for(8 * LONG), m.threshold + 3 * m.slope);
-        assert_eq!(m.threshold_for(3 * LONG), m.threshold + m.slope + m.slope / 2);
+        assert_eq!(
+            m.threshold_for(3 * LONG),
+            m.threshold + m.slope + m.slope / 2
+        );
         let mut last = m.threshold;
         for len in (0..200_000).step_by(997) {
             let t = m.threshold_for(len);
