@@ -159,7 +159,8 @@ impl Model {
     }
 
     /// The score of `visible` (the normaliser's text): the bias plus the highest window sum.
-    pub(crate) fn score(&self, visible: &[u8]) -> i32 {
+    #[cfg(test)]
+    fn score(&self, visible: &[u8]) -> i32 {
         self.score_and_length(visible).0
     }
 
