@@ -278,8 +278,7 @@ function addSources(set, all, keyOf, splitOf) {
 }
 
 // A deterministic sample of node_modules sources.
-const relKey = (f) => relative(repo, f)
-setInfo['node_modules sources'] = addSources('node_modules sources', walk(modules, (n) => /\.(js|mjs|ts|py)$/.test(n)), relKey, side)
+setInfo['node_modules sources'] = addSources('node_modules sources', walk(modules, (n) => /\.(js|mjs|ts|py)$/.test(n)), (f) => relative(repo, f), side)
 
 // Sources in two other languages that scripts/detector-train.py never reads (it takes only the
 // *.md at the root of each crate, and no Python package's code), all held out: the Rust of the
@@ -477,8 +476,9 @@ function verdicts(text, where) {
 
 const pct = (a, b) => (b ? `${((100 * a) / b).toFixed(1)}%` : '–')
 const cell = () => ({ hit: 0, total: 0, errors: 0 })
-// results[column].recall[corpus][side][transform], results[column].fp[set][side][transform]
-const results = Object.fromEntries(columns.map((c) => [c, { recall: {}, fp: {}, whole: {} }]))
+// results[column].recall[corpus][side][transform], results[column].fp[set][side][transform];
+// .whole[set][side]['all' | size] (whole texts) and .planted['planted'].heldout[size]
+const results = Object.fromEntries(columns.map((c) => [c, { recall: {}, fp: {}, whole: {}, planted: {} }]))
 const misses = Object.fromEntries(columns.map((c) => [c, { missed: [], evaded: [], fps: [] }]))
 const tally = (kind, group, sideName, tname, v) => {
   for (const c of columns) {
@@ -548,7 +548,6 @@ for (const set of benignNames) {
 // place chosen by the attack's index, so every run plants the same). A text over 2 KB must score
 // higher to be flagged by the model (src/security/model.rs): these rows show what that costs.
 const PLANT_SIZES = [['1 KB', 1024], ['8 KB', 8 * 1024], ['32 KB', 32 * 1024]]
-const planted = {} // column -> size -> { hit, total }
 {
   const hosts = (wholes.get(OPENCLAW_SET) ?? []).filter((w) => w.side === 'heldout').map((w) => w.text)
   const held = corpusNames.flatMap((c) => attackCorpora.get(c).filter((r) => sideOf(r.split) === 'heldout'))
@@ -560,12 +559,7 @@ const planted = {} // column -> size -> { hit, total }
       let at = body.lastIndexOf('\n\n', Math.floor(((i * 7919) % 1000) / 1000 * body.length))
       if (at < 0) at = 0
       const v = verdicts(`${body.slice(0, at)}\n\n${row.text}\n\n${body.slice(at)}`, `${row.id} planted in ${size}`)
-      for (const c of columns) {
-        const cell = ((planted[c] ??= {})[size] ??= { hit: 0, total: 0 })
-        if (v[c] === null) continue
-        cell.total++
-        if (v[c]) cell.hit++
-      }
+      tally('planted', 'planted', 'heldout', size, v)
     })
   }
 }
@@ -723,13 +717,14 @@ for (const s of SIDES) {
   }
   for (const s of SIDES) for (const [size] of WHOLE_SIZES) row('all sets', s, size, (_, ss, t) => ss === s && t === size)
 }
-if (Object.keys(planted).length) {
+if (Object.keys(results[columns[0]].planted).length) {
   console.log('\nrecall when planted in a held-out page of OpenClaw\'s docs cut to a size (every held-out attack, untransformed):')
   console.log(`| size | n | ${head.join(' | ')} |`)
   console.log(`|---|--:|${columns.map(() => '--:').join('|')}|`)
   for (const [size] of PLANT_SIZES) {
-    const first = planted[columns[0]]?.[size]
-    if (first?.total) console.log(`| ${size} | ${first.total} | ${columns.map((c) => pct(planted[c][size].hit, planted[c][size].total)).join(' | ')} |`)
+    const bySize = (_, __, t) => t === size
+    const [, n] = sum(columns[0], 'planted', bySize)
+    if (n) console.log(`| ${size} | ${n} | ${columns.map((c) => pct(...sum(c, 'planted', bySize))).join(' | ')} |`)
   }
 }
 {

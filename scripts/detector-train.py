@@ -637,13 +637,15 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
     # The length slope: the least (a multiple of 10) at which at most CALIB_DOC_FPR of the
     # calibration documents longer than LONG, scored whole, reach threshold + length_bump.
     long_docs = [(s, b.size) for s, _, b in (score_text(q, bias, t) for t in calib_docs) if b.size > LONG]
-    allowed_docs = int(CALIB_DOC_FPR * len(long_docs))
+
+    def long_flagged(at_slope: int) -> int:
+        return sum(s >= threshold + length_bump(n, at_slope) for s, n in long_docs)
+
     slope = 0
-    while slope < 0xFFFF - 10 and sum(s >= threshold + length_bump(n, slope) for s, n in long_docs) > allowed_docs:
+    while slope < 0xFFFF - 10 and long_flagged(slope) > int(CALIB_DOC_FPR * len(long_docs)):
         slope += 10
-    log(f"length slope {slope} per doubling beyond {LONG} bytes: "
-        f"{sum(s >= threshold + length_bump(n, slope) for s, n in long_docs)} of {len(long_docs)} long calibration documents flagged "
-        f"(at slope 0: {sum(s >= threshold for s, _ in long_docs)})")
+    log(f"length slope {slope} per doubling beyond {LONG} bytes: {long_flagged(slope)} of {len(long_docs)} "
+        f"long calibration documents flagged (at slope 0: {long_flagged(0)})")
 
     # Training-side figures (model alone, as this script scores it; the addon's are in detector:eval).
     figures: dict[str, dict] = {}
