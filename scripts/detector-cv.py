@@ -17,9 +17,9 @@ it), pooled two ways: over attacks, and the mean over groups (a large group weig
 small one); then pooled again with each left-out attack planted in 1,000 characters of a
 calibration document (never trained on). Groups are dealt largest first, each to the fold with
 the fewest attacks so far, so the folds are alike in size. A fold trains as long as the full
-script (about 75 s here); --jobs runs folds side by side (5 folds with --jobs 2: under 4 minutes
-on two cores, about 2 GB of memory). DT_L2 in the environment sets the L2 weight, as it does for
-the training script.
+script (about 75 s here); --jobs runs folds side by side (5 folds with --jobs 2: under 4
+minutes on two cores; each worker holds 1–2 GB). DT_L2 in the environment sets the L2 weight,
+as it does for the training script.
 """
 
 from __future__ import annotations
