@@ -30,6 +30,7 @@ import json
 import pathlib
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -40,17 +41,10 @@ spec.loader.exec_module(train)
 
 def groups(corpus: pathlib.Path) -> dict[str, int]:
     """Every group of training attacks and its size, as `build` selects them."""
-    rows = []
-    for name in ("bastion.jsonl", "agentdojo.jsonl", "registry.jsonl"):
-        if (corpus / name).is_file():
-            rows.extend(train.read_jsonl(corpus / name))
-    attacks = [r for r in rows if r["label"] == "attack" and r["split"] == "train" and r.get("category") != "obfuscation"
-               and r.get("template") not in train.ENCODED_TEMPLATES]
-    attacks += train.detector_families.generate(train.SEED, train.PER_FAMILY, train.LOOK_ALIKES)[0]
-    sizes: dict[str, int] = {}
-    for a in attacks:
-        sizes[train.group_of(a)] = sizes.get(train.group_of(a), 0) + 1
-    return sizes
+    rows = [r for name in ("bastion.jsonl", "agentdojo.jsonl", "registry.jsonl") if (corpus / name).is_file()
+            for r in train.read_jsonl(corpus / name)]
+    attacks = train.select_attacks(rows) + train.detector_families.generate(train.SEED, train.PER_FAMILY, train.LOOK_ALIKES)[0]
+    return dict(Counter(train.group_of(a) for a in attacks))
 
 
 def deal(sizes: dict[str, int], k: int) -> list[list[str]]:
@@ -64,17 +58,14 @@ def deal(sizes: dict[str, int], k: int) -> list[list[str]]:
     return folds
 
 
-PLANTED = "left out, planted in 1 KB"
-
-
 def run_fold(args: tuple[str, list[str]]) -> dict:
     corpus, fold = args
     t0 = time.time()
     _, manifest = train.build(pathlib.Path(corpus), True, lambda m: None, frozenset(fold))
     p = manifest["parameters"]
     side = manifest["training_side"]
-    out = {k[len("left out "):]: v for k, v in side.items() if k.startswith("left out ") and k != PLANTED}
-    return {"groups": out, "planted": side.get(PLANTED, {"n": 0, "flagged": 0}), "threshold": p["threshold"], "slope": p["slope"],
+    out = {k[len(train.LEFT_OUT):]: v for k, v in side.items() if k.startswith(train.LEFT_OUT) and k != train.PLANTED_FIGURE}
+    return {"groups": out, "planted": side.get(train.PLANTED_FIGURE, {"n": 0, "flagged": 0}), "threshold": p["threshold"], "slope": p["slope"],
             "seconds": round(time.time() - t0)}
 
 

@@ -516,6 +516,16 @@ VECTORS = [
 # --- main --------------------------------------------------------------------------------------------
 
 
+def select_attacks(rows: list[dict]) -> list[dict]:
+    """The corpus attacks training reads: the training side's, less the encoded ones (below)."""
+    return [r for r in rows if r["label"] == "attack" and r["split"] == "train" and r.get("category") != "obfuscation"
+            and r.get("template") not in ENCODED_TEMPLATES]
+
+
+LEFT_OUT = "left out "  # the training-side figure of a group kept out by `build(leave_out=...)`
+PLANTED_FIGURE = "left out, planted in 1 KB"
+
+
 def group_of(attack: dict) -> str:
     """The group an attack is left out with by `build(leave_out=...)`: its source (a corpus or a
     PyPI package), or for our own examples their family."""
@@ -542,8 +552,7 @@ def build(corpus: pathlib.Path, families: bool, log, leave_out: frozenset[str] =
     # model reads the visible text, and trained on them it learns that "base64" is an attack.
     # The same goes for the registry's payloads a package enciphered itself (its wrapper, the
     # "decode this and do what it says", stays in with the other wrappers of the same seed).
-    train_attacks = [r for r in rows if r["label"] == "attack" and r["split"] == "train" and r.get("category") != "obfuscation"
-                     and r.get("template") not in ENCODED_TEMPLATES]
+    train_attacks = select_attacks(rows)
     fam_attacks, fam_benign = detector_families.generate(SEED, PER_FAMILY, LOOK_ALIKES) if families else ([], [])
     left_out = [x for x in train_attacks + fam_attacks if group_of(x) in leave_out]
     train_attacks = [r for r in train_attacks if group_of(r) not in leave_out]
@@ -671,20 +680,18 @@ def build(corpus: pathlib.Path, families: bool, log, leave_out: frozenset[str] =
     for fam in sorted({x["family"] for x in fam_attacks}):
         figure(f"recall train family {fam}", [x["text"] for x in fam_attacks if x["family"] == fam], True)
     for group in sorted({group_of(x) for x in left_out}):
-        figure(f"left out {group}", [x["text"] for x in left_out if group_of(x) == group], True)
+        figure(f"{LEFT_OUT}{group}", [x["text"] for x in left_out if group_of(x) == group], True)
     # The same, each put at a line break near the middle of 1,000 characters of a calibration
     # document (never trained on), the document picked by the attack's index.
-    hosts = [t[:1000] for t in calib_docs if len(t) >= 1000]
-    planted = []
-    for i, x in enumerate(left_out if hosts else []):
-        host = hosts[i % len(hosts)]
-        cut = host.find("\n", 500) + 1 or 500
-        text = f"{host[:cut]}{x['text']}\n{host[cut:]}"
-        s, _, folded = score_text(q, bias, text)
-        planted.append(s >= threshold + length_bump(folded.size, slope))
-    if planted:
-        figures["left out, planted in 1 KB"] = {"n": len(planted), "flagged": int(sum(planted)),
-                                                "rate": round(sum(planted) / len(planted), 4)}
+    hosts = [t[:1000] for t in calib_docs if len(t) >= 1000] if left_out else []
+    if hosts:
+        planted = []
+        for i, x in enumerate(left_out):
+            host = hosts[i % len(hosts)]
+            cut = host.find("\n", 500) + 1 or 500
+            s, _, folded = score_text(q, bias, f"{host[:cut]}{x['text']}\n{host[cut:]}")
+            planted.append(s >= threshold + length_bump(folded.size, slope))
+        figures[PLANTED_FIGURE] = {"n": len(planted), "flagged": sum(planted), "rate": round(sum(planted) / len(planted), 4)}
     for kind in sorted({k for k, _ in benign_passages}):
         figure(f"fpr train {kind}", [p for k, p in benign_passages if k == kind], False)
     for group in sorted({g for g, _ in calib}):
