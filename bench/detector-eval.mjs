@@ -3,7 +3,8 @@
 // and its learned stage, `model:<score>`)
 //   - recall on attack corpora (bastioncorpus's malicious rows; AgentDojo's injection tasks as
 //     its `important_instructions` attack renders them, as bare goals, and under its other
-//     fixed-template attacks), each as is and disguised by the transforms of
+//     fixed-template attacks; the labelled sets of PyPI packages, trained on or, for the four of
+//     scripts/detector_unseen.py, never), each as is and disguised by the transforms of
 //     lib/injection-transforms.mjs (zero-width characters, fullwidth forms, Unicode tag
 //     characters, homoglyphs): detected / total;
 //   - false positives on benign text cut into passages of at most 2,000 characters (paragraph or
@@ -727,21 +728,28 @@ if (Object.keys(results[columns[0]].planted).length) {
     if (n) console.log(`| ${size} | ${n} | ${columns.map((c) => pct(...sum(c, 'planted', bySize))).join(' | ')} |`)
   }
 }
-{
-  // Held-out recall per package of the PyPI labelled sets, untransformed.
-  const held = (attackCorpora.get(REGISTRY_ATTACKS) ?? []).filter((r) => r.split === 'heldout')
-  if (held.length) {
-    const by = new Map()
-    for (const r of held) {
-      const v = verdicts(r.text, r.id)
-      const at = by.get(r.source) ?? by.set(r.source, Object.fromEntries(columns.map((c) => [c, 0]).concat([['n', 0]]))).get(r.source)
-      at.n++
-      for (const c of columns) if (v[c]) at[c]++
-    }
-    console.log(`\n${REGISTRY_ATTACKS}, held out, by package (untransformed; ${columns.join(' / ')}):`)
-    for (const [source, at] of [...by].sort()) console.log(`  ${source.slice(4)}: ${columns.map((c) => `${at[c]}`).join(' / ')} of ${at.n}`)
+/**
+ * Held-out attacks counted by `keyOf(row)`, untransformed, as "key: n / n / … of n" lines (one
+ * count per column) under `title`; nothing when there are none.
+ */
+function printBy(title, attacks, keyOf) {
+  const by = new Map()
+  for (const r of attacks.filter((r) => r.split === 'heldout')) {
+    const v = verdicts(r.text, r.id)
+    const key = keyOf(r)
+    const at = by.get(key) ?? by.set(key, Object.fromEntries(columns.map((c) => [c, 0]).concat([['n', 0]]))).get(key)
+    at.n++
+    for (const c of columns) if (v[c]) at[c]++
   }
+  if (!by.size) return
+  console.log(`\n${title} (untransformed; ${columns.join(' / ')}):`)
+  for (const [key, at] of [...by].sort()) console.log(`  ${key}: ${columns.map((c) => `${at[c]}`).join(' / ')} of ${at.n}`)
 }
+printBy(`${REGISTRY_ATTACKS}, held out, by package`, attackCorpora.get(REGISTRY_ATTACKS) ?? [], (r) => r.source.slice(4))
+// The evaluation-only packages of scripts/detector_unseen.py, by the set each row names
+// (prompt-armor's public sets, spikee's seed sets, ...).
+printBy('attacks of the packages never trained on (scripts/detector_unseen.py), by set',
+  rows.filter((r) => r.file === 'unseen.jsonl' && r.label === 'attack'), (r) => `${r.source}: ${r.set}`)
 console.log('')
 for (const name of names) {
   const t = throughput[name]

