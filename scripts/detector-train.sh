@@ -31,6 +31,6 @@ bash scripts/install-openclaw.sh
 "$venv/bin/python" scripts/detector-corpus.py target/detector-corpus
 # The Markdown of every crate Cargo.lock names is a benign input: fetch them all, not only those
 # this machine's build needed (a build fetches its own platform's; without the others the
-# script read 46 fewer files on a fresh 2-core machine and built other weights).
+# script read 46 fewer files on one 2-core machine and built other weights).
 cargo fetch --quiet || echo "detector: note: cargo fetch failed; the crates' docs read are what cargo has" >&2
 "$venv/bin/python" scripts/detector-train.py "$@"
