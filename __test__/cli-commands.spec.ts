@@ -181,9 +181,18 @@ describe('CLI call', () => {
   })
 
   it('--timeout cancels a call that runs too long, exit 1', async () => {
-    const r = await runCli(['call', 'mcp_fault_hang', '--config', faultConfig(), '--timeout', '500ms'])
+    // --timeout bounds the server's start as well; 500 ms was once too short for the fault
+    // server's start on a loaded CI machine, so the budget leaves the start room.
+    const r = await runCli(['call', 'mcp_fault_hang', '--config', faultConfig(), '--timeout', '3s'])
+    expect(r.code, r.stderr).toBe(1)
+    expect(r.stderr).toContain('cancelled after --timeout 3000 ms')
+  })
+
+  it('a --timeout too short for any start says it bounds the start too, exit 1', async () => {
+    const r = await runCli(['call', 'mcp_fault_hang', '--config', faultConfig(), '--timeout', '1ms'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain('cancelled after --timeout 500 ms')
+    expect(r.stderr).toMatch(/^✗ fault: failed \(.*\): no answer to initialize within 1 ms/m)
+    expect(r.stderr).toContain("no agent tool named 'mcp_fault_hang' (no server is ready; --timeout 1 ms bounds each server's start too)")
   })
 
   it('bad arguments name the flag, exit 2, and start nothing', async () => {

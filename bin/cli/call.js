@@ -42,7 +42,8 @@ async function callAndPrint(ctx, manager, name, args) {
   const tool = tools.find((t) => t.name === name)
   if (!tool) {
     const near = similarNames(tools.map((t) => t.name), name)
-    const hint = near.length ? `; did you mean ${near.join(', ')}?` : tools.length ? ` (run 'tools' to list them)` : ' (no server is ready)'
+    const none = flags['--timeout'] !== undefined ? ` (no server is ready; --timeout ${flags['--timeout']} ms bounds each server's start too)` : ' (no server is ready)'
+    const hint = near.length ? `; did you mean ${near.join(', ')}?` : tools.length ? ` (run 'tools' to list them)` : none
     process.stderr.write(`openclaw-mcp-native: no agent tool named '${name}'${hint}\n`)
     return 1
   }
