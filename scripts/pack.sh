@@ -4,16 +4,25 @@
 # the root package (loader, types, CLI, example server; no binary) and the platform package
 # (the binary only), into dist/. Prints each tarball's file list and size.
 #
-#   scripts/pack.sh            dist build (fat LTO, one codegen unit, stripped), then pack
+#   scripts/pack.sh                dist build (fat LTO, one codegen unit, stripped), then pack
+#   scripts/pack.sh --build-only   the dist build alone (.ci/run starts it in the background)
 #   SKIP_BUILD=1 scripts/pack.sh   reuse target/pack/native
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=
+case ${1:-} in
+  --build-only) build_only=1 ;;
+  '') ;;
+  *) echo "pack.sh: unknown argument '$1' (only --build-only)" >&2; exit 2 ;;
+esac
+
 host=$(rustc -vV | sed -n 's/^host: //p')
 native=target/pack/native
-if [ -z "${SKIP_BUILD:-}" ] || [ ! -d "$native" ]; then
+if [ -n "$build_only" ] || [ -z "${SKIP_BUILD:-}" ] || [ ! -d "$native" ]; then
   npx napi build --platform --profile dist --target "$host" --output-dir "$native" --js binding.js --dts binding.d.ts
 fi
+[ -z "$build_only" ] || exit 0
 
 binary=$(ls "$native"/*.node)
 # A binary marked STATIC_TLS (thread-locals in the initial-exec model, as mimalloc once was) loads
