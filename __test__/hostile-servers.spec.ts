@@ -398,14 +398,12 @@ class HttpPeer {
     return ev
   }
 
-  /** Waits until the peer has written `mib` more MiB of endless events to `tool`'s stream. */
-  /** Waits for the fixture to report `mib` MiB more of `tool` than the milestone it last passed.
-   * It reports at each 4 MiB milestone with the bytes written by then, a little past it; counted
-   * from that figure, `mib` MiB more is only reached at the milestone after (12 MiB for 8). */
+  /** Waits until the peer has written `mib` more MiB of endless events to `tool`'s stream,
+   * counted from the milestone it last reported (counted from the bytes it reported, a little
+   * past that milestone, 8 MiB more was only reached at the milestone after: 12 MiB). */
   async waitForMoreSent(tool: string, mib: number, timeout: number): Promise<void> {
-    const MILESTONE = 4 * 1024 * 1024
-    const sent = () => Math.max(0, ...this.events.filter((e) => e.ev === 'sent' && e.tool === tool).map((e) => e.bytes as number))
-    const target = Math.floor(sent() / MILESTONE) * MILESTONE + mib * 1024 * 1024
+    const passed = () => Math.max(0, ...this.events.filter((e) => e.ev === 'sent' && e.tool === tool).map((e) => e.milestone as number))
+    const target = passed() + mib * 1024 * 1024
     await this.waitFor((e) => e.ev === 'sent' && e.tool === tool && (e.bytes as number) >= target, timeout, `${mib} MiB more of ${tool}`)
   }
 }

@@ -283,7 +283,7 @@ setInfo['node_modules sources'] = addSources('node_modules sources', walk(module
 
 // Sources in two other languages that scripts/detector-train.py never reads (it takes only the
 // *.md at the root of each crate, and no Python package's code), all held out: the Rust of the
-// crates Cargo.lock names, as cargo fetched them for this build, and the Python of the eval's own
+// crates Cargo.lock names, all of them fetched first, and the Python of the eval's own
 // venv (target/detector-venv: LLM SDKs among it, whose code talks of prompts, tools and system
 // messages; the packages that carry attack corpora left out; its versions are those pip chose).
 const RUST_SET = 'Rust sources (Cargo.lock crates)'
@@ -292,6 +292,13 @@ const PYTHON_SET = 'Python sources (detector venv)'
   const lock = existsSync(resolve(repo, 'Cargo.lock')) ? readFileSync(resolve(repo, 'Cargo.lock'), 'utf8') : ''
   const wanted = new Set([...lock.matchAll(/\[\[package\]\]\nname = "([^"]+)"\nversion = "([^"]+)"\nsource = "registry/g)].map((m) => `${m[1]}-${m[2]}`))
   const registry = join(process.env.CARGO_HOME ?? join(process.env.HOME ?? '/root', '.cargo'), 'registry', 'src')
+  // Every crate Cargo.lock names, not only those this machine's build fetched (as the training
+  // script's cargo_docs does).
+  try {
+    execFileSync('cargo', ['fetch', '--quiet'], { cwd: repo, stdio: 'ignore' })
+  } catch {
+    notes.push('cargo fetch failed: the Rust sources set is what cargo has')
+  }
   const crates = []
   for (const index of existsSync(registry) ? readdirSync(registry).sort() : []) {
     for (const crate of readdirSync(join(registry, index)).sort()) if (wanted.has(crate)) crates.push(join(registry, index, crate))

@@ -59,10 +59,6 @@ bash scripts/install-openclaw.sh || echo "detector-eval: note: openclaw did not 
 # The learned stage's weights, rebuilt (about a minute) and compared with the committed ones:
 # reported, not fatal, since a machine with other inputs (other Debian docs) builds other bytes
 # and model.json's input checksums then tell which differ.
-# The Markdown of every crate Cargo.lock names is a benign input: fetch them all, not only those
-# this machine's build needed (a build fetches its own platform's; without the others the
-# script read 46 fewer files on one 2-core machine and built other weights).
-cargo fetch --quiet || echo "detector: note: cargo fetch failed; the crates' docs read are what cargo has" >&2
 if have numpy 2.4.6 || "$venv/bin/python" -m pip install "${pip_opts[@]}" numpy==2.4.6; then
   "$venv/bin/python" scripts/detector-train.py --check 2>&1 | grep -E 'check|threshold' ||
     echo "detector-eval: note: the rebuilt weights differ from src/security/model.bin (compare model.json's inputs)"

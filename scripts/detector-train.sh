@@ -29,8 +29,4 @@ have numpy 2.4.6 || "$venv/bin/python" -m pip install "${pip_opts[@]}" numpy==2.
 # OpenClaw's documentation is one of the benign inputs (target/openclaw-host).
 bash scripts/install-openclaw.sh
 "$venv/bin/python" scripts/detector-corpus.py target/detector-corpus
-# The Markdown of every crate Cargo.lock names is a benign input: fetch them all, not only those
-# this machine's build needed (a build fetches its own platform's; without the others the
-# script read 46 fewer files on one 2-core machine and built other weights).
-cargo fetch --quiet || echo "detector: note: cargo fetch failed; the crates' docs read are what cargo has" >&2
 "$venv/bin/python" scripts/detector-train.py "$@"
